@@ -1,0 +1,57 @@
+//! `rshmemrun`: starts N PEs of a program on this host.
+
+use clap::Parser;
+use rshmem::bootstrap::launcher::{run, LaunchOptions};
+use std::ffi::OsString;
+use std::time::Duration;
+
+/// Start N processing elements (PEs) of PROGRAM on this host.
+#[derive(Parser, Debug)]
+#[command(name = "rshmemrun", version, about)]
+struct Args {
+    /// Number of PEs.
+    #[arg(short = 'n', long = "np", alias = "npes", default_value_t = 1)]
+    n: usize,
+    /// End the job (exit status 124) after this many seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Prefix each output line with `[PE i]`.
+    #[arg(short = 't', long = "tag-output")]
+    tag_output: bool,
+    /// Set VAR=VALUE in the PEs' environment (repeatable).
+    #[arg(short = 'x', long = "env", value_name = "VAR=VALUE")]
+    env: Vec<String>,
+    /// The program to run, then its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<OsString>,
+}
+
+fn main() {
+    let a = Args::parse();
+    let mut env = Vec::new();
+    for kv in &a.env {
+        match kv.split_once('=') {
+            Some((k, v)) => env.push((k.into(), v.into())),
+            None => {
+                eprintln!("rshmemrun: --env takes VAR=VALUE, got `{kv}`");
+                std::process::exit(2);
+            }
+        }
+    }
+    let opts = LaunchOptions {
+        n_pes: a.n,
+        timeout: a.timeout.map(Duration::from_secs_f64),
+        tag_output: a.tag_output,
+        program: a.command[0].clone(),
+        args: a.command[1..].to_vec(),
+        env,
+        name: "rshmemrun".into(),
+    };
+    match run(&opts) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("rshmemrun: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Bootstrap: who am I, how many are we, exchange these bytes, wait for everyone, abort.
+//!
+//! Nothing else lives here but the launcher's rendezvous ([`launcher`], the server side
+//! that `rshmemrun` runs, and [`launched`], the PE side). The trait is deliberately small
+//! so that PMIx or MPI implementations can slot in beside it.
+
+pub mod launched;
+pub mod launcher;
+pub mod protocol;
+pub mod single;
+
+use crate::error::{Error, Result};
+use rustix::fd::{BorrowedFd, OwnedFd};
+
+/// Process-management services a runtime needs from whatever started the job.
+pub trait Bootstrap: Send {
+    /// This process's rank (PE number) in `0..size()`.
+    fn rank(&self) -> usize;
+    /// Number of processes in the job.
+    fn size(&self) -> usize;
+    /// Every rank contributes bytes (lengths may differ); every rank gets all, in rank order.
+    fn allgather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>>;
+    /// Rank `i` sends `chunks[j]` to rank `j`; returns what each rank sent to this one.
+    fn alltoall(&mut self, chunks: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
+        if chunks.len() != self.size() {
+            return Err(Error::Bootstrap(format!("alltoall: {} chunks for {} ranks", chunks.len(), self.size())));
+        }
+        let me = self.rank();
+        let all = self.allgather(&protocol::encode_list(chunks))?;
+        all.iter()
+            .map(|enc| {
+                protocol::decode_list(enc).map_err(|e| Error::Bootstrap(format!("alltoall: {e}"))).map(|mut l| std::mem::take(&mut l[me]))
+            })
+            .collect()
+    }
+    /// Returns once every rank has called it.
+    fn barrier(&mut self) -> Result<()> {
+        self.allgather(&[]).map(|_| ())
+    }
+    /// Every rank contributes one descriptor; every rank gets a duplicate of each, in rank
+    /// order. Only bootstraps that can pass descriptors between processes implement it.
+    fn allgather_fd(&mut self, _fd: BorrowedFd<'_>) -> Result<Vec<OwnedFd>> {
+        Err(Error::Unsupported { call: "bootstrap allgather_fd", detail: "this bootstrap cannot pass descriptors".into() })
+    }
+    /// Says this rank finished cleanly; called once, after the runtime's final barrier.
+    fn finalize(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Ends the whole job with `code`, printing `msg`. Does not return.
+    fn abort(&mut self, code: i32, msg: &str) -> !;
+}
+
+/// Picks the bootstrap from the environment: the launcher's when `RSHMEM_LAUNCHER_SOCK`
+/// is set, otherwise a single PE.
+pub fn from_env() -> Result<Box<dyn Bootstrap>> {
+    match std::env::var_os("RSHMEM_LAUNCHER_SOCK") {
+        Some(path) => Ok(Box::new(launched::LaunchedBootstrap::connect(path.as_ref())?)),
+        None => Ok(Box::new(single::SinglePe)),
+    }
+}

@@ -1,0 +1,173 @@
+//! The runtime and its handle, [`Ctx`].
+//!
+//! [`init`] builds the runtime: bootstrap, symmetric heap, transport table, predefined
+//! teams. A `Ctx` is a handle on it; every operation is a method of `Ctx`. Several `Ctx`
+//! handles (made with `Ctx::create_ctx`, see `ops::ctx`) share one runtime and differ only
+//! in their ordering domain. There are no hidden globals: the C ABI keeps its own.
+
+use crate::bootstrap::{self, Bootstrap};
+use crate::env::Config;
+use crate::error::{Error, Result};
+use crate::heap::layout::SysLayout;
+use crate::heap::SymmetricHeap;
+use crate::team::TeamTable;
+use crate::transport::local::LocalTransport;
+use crate::transport::notify::WaitPolicy;
+use crate::transport::{Transport, TransportTable};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// State shared by every handle of one PE's runtime.
+pub(crate) struct Runtime {
+    pub(crate) my_pe: usize,
+    pub(crate) n_pes: usize,
+    pub(crate) config: Config,
+    boot: Mutex<Box<dyn Bootstrap>>,
+    pub(crate) heap: SymmetricHeap,
+    pub(crate) transports: TransportTable,
+    pub(crate) teams: TeamTable,
+    finalized: AtomicBool,
+}
+
+impl Runtime {
+    pub(crate) fn boot(&self) -> MutexGuard<'_, Box<dyn Bootstrap>> {
+        self.boot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The transport that reaches `pe`.
+    #[inline]
+    pub(crate) fn to(&self, pe: usize) -> &dyn Transport {
+        self.transports.to(pe)
+    }
+
+    /// How waits behave: spin count, hang warning, optional deadline.
+    pub(crate) fn wait_policy(&self, timeout: Option<Duration>) -> WaitPolicy {
+        WaitPolicy { spin: self.config.spin, deadline: timeout.map(|t| Instant::now() + t), warn_after: self.config.wait_warn }
+    }
+
+    /// Barrier over the world, then says goodbye to the bootstrap. Idempotent.
+    fn finalize(&self) -> Result<()> {
+        if self.finalized.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        crate::coll::barrier::barrier_all(self, "finalize")?;
+        self.boot().finalize()
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if !self.finalized.load(Ordering::SeqCst) {
+            if std::thread::panicking() {
+                let msg = format!("PE {} panicked before finalize", self.my_pe);
+                self.boot().abort(1, &msg);
+            }
+            if let Err(e) = self.finalize() {
+                eprintln!("rshmem: PE {}: finalize failed: {e}", self.my_pe);
+            }
+        }
+    }
+}
+
+/// Options of a communication context (OpenSHMEM `SHMEM_CTX_*`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CtxOptions {
+    /// Only one thread at a time uses the context.
+    pub serialized: bool,
+    /// Only the creating thread uses the context.
+    pub private: bool,
+    /// The context issues no stores (puts, AMOs without fetch); quiet has nothing to wait for.
+    pub nostore: bool,
+}
+
+/// A handle on the rshmem runtime: the entry point of every operation.
+///
+/// Cloning is cheap and shares the runtime and the ordering domain. The runtime finalizes
+/// (a collective barrier) when the last handle and the last symmetric allocation are
+/// dropped, or at [`Ctx::finalize`]; a PE that panics before that aborts the job instead,
+/// so that its peers are ended rather than left waiting.
+#[derive(Clone)]
+pub struct Ctx {
+    pub(crate) rt: Arc<Runtime>,
+    pub(crate) options: CtxOptions,
+}
+
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx").field("pe", &self.rt.my_pe).field("n_pes", &self.rt.n_pes).field("options", &self.options).finish()
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("RSHMEM_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// Starts the runtime: a collective call over every PE of the job.
+///
+/// Under `rshmemrun` the PEs meet through the launcher; a program started on its own
+/// runs as a single PE.
+pub fn init() -> Result<Ctx> {
+    init_logging();
+    let config = Config::from_env()?;
+    let mut boot = bootstrap::from_env()?;
+    let (my_pe, n_pes) = (boot.rank(), boot.size());
+    let sys = SysLayout::new(config.max_teams);
+    let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size)?;
+    let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
+    let transports = TransportTable::uniform(n_pes, local);
+    let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
+    let rt = Runtime { my_pe, n_pes, config, boot: Mutex::new(boot), heap, transports, teams, finalized: AtomicBool::new(false) };
+    tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
+    rt.boot().barrier()?;
+    Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default() })
+}
+
+impl Ctx {
+    /// This PE's number in the world team.
+    #[inline]
+    pub fn my_pe(&self) -> usize {
+        self.rt.my_pe
+    }
+
+    /// Number of PEs in the world team.
+    #[inline]
+    pub fn n_pes(&self) -> usize {
+        self.rt.n_pes
+    }
+
+    /// This context's options.
+    pub fn options(&self) -> CtxOptions {
+        self.options
+    }
+
+    /// Finalizes the runtime now (collective): a barrier over all PEs, then the launcher
+    /// is told this PE finished cleanly. Later operations through any handle are errors
+    /// only in the sense that peers may be gone; call this last.
+    pub fn finalize(self) -> Result<()> {
+        self.rt.finalize()
+    }
+
+    /// Ends the whole job with `code` (OpenSHMEM `global_exit`).
+    pub fn global_exit(&self, code: i32) -> ! {
+        let msg = format!("global_exit({code}) called on PE {}", self.rt.my_pe);
+        self.rt.boot().abort(code, &msg)
+    }
+
+    /// Checks that `pe` is a valid world PE for `call`.
+    #[inline]
+    pub(crate) fn check_pe(&self, call: &'static str, pe: usize) -> Result<()> {
+        if pe < self.rt.n_pes {
+            Ok(())
+        } else {
+            Err(Error::PeOutOfRange { call, arg: "pe", pe: pe as i64, n_pes: self.rt.n_pes, team: Default::default() })
+        }
+    }
+
+    /// Symmetric heap statistics: (bytes in use, bytes of address space reserved per PE).
+    pub fn heap_usage(&self) -> (usize, usize) {
+        (self.rt.heap.in_use(), self.rt.heap.user_limit() - self.rt.heap.user_base())
+    }
+}

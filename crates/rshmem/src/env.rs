@@ -1,0 +1,152 @@
+//! The environment variables rshmem reads: one table, one place.
+//!
+//! Each entry names the variable, its default and what it does; the README carries the
+//! same table. Sizes accept the suffixes K, M, G (powers of 1024).
+
+use crate::error::{Error, Result};
+use std::time::Duration;
+
+/// One documented environment variable.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvVar {
+    /// The variable's name.
+    pub name: &'static str,
+    /// Its default, as text.
+    pub default: &'static str,
+    /// What it controls.
+    pub help: &'static str,
+}
+
+/// Every variable rshmem reads. Launcher-internal variables (set by `rshmemrun` for its
+/// PEs) are listed too, marked as such.
+pub const ENV_TABLE: &[EnvVar] = &[
+    EnvVar { name: "RSHMEM_SYMMETRIC_SIZE", default: "256M", help: "initial size of the user symmetric heap per PE" },
+    EnvVar {
+        name: "RSHMEM_MAX_SYMMETRIC_SIZE",
+        default: "32G",
+        help: "largest size the symmetric heap may grow to per PE (virtual space is reserved up front; memory is committed on demand)",
+    },
+    EnvVar { name: "RSHMEM_MAX_TEAMS", default: "4096", help: "number of team slots (synchronization areas) per PE" },
+    EnvVar {
+        name: "RSHMEM_LOG",
+        default: "warn",
+        help: "log filter (tracing-subscriber syntax: error, warn, info, debug, trace, or per-module rules)",
+    },
+    EnvVar {
+        name: "RSHMEM_WAIT_WARN",
+        default: "30",
+        help: "seconds a wait may block before a warning names the call and PE (0 = never warn)",
+    },
+    EnvVar { name: "RSHMEM_SPIN", default: "2000", help: "polls a waiting PE spins before it sleeps on a futex" },
+    EnvVar { name: "RSHMEM_COLL_ALGO", default: "auto", help: "force a collective algorithm (see coll::select)" },
+    EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means a single PE" },
+    EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
+    EnvVar { name: "RSHMEM_PE", default: "(set by rshmemrun)", help: "this process's PE number" },
+    EnvVar { name: "RSHMEM_NPES", default: "(set by rshmemrun)", help: "number of PEs in the job" },
+];
+
+/// Settings read from the environment at init.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Initial user heap size in bytes.
+    pub symmetric_size: usize,
+    /// Largest user heap size in bytes.
+    pub max_symmetric_size: usize,
+    /// Team slots per PE.
+    pub max_teams: usize,
+    /// Warn after a wait blocks this long (None: never).
+    pub wait_warn: Option<Duration>,
+    /// Polls before sleeping.
+    pub spin: u32,
+    /// Forced collective algorithm, if any.
+    pub coll_algo: Option<String>,
+}
+
+impl Config {
+    /// Reads the table's variables, with defaults for those unset.
+    pub fn from_env() -> Result<Config> {
+        let symmetric_size = size_var("RSHMEM_SYMMETRIC_SIZE")?;
+        let max_symmetric_size = size_var("RSHMEM_MAX_SYMMETRIC_SIZE")?.max(symmetric_size);
+        let max_teams = number_var("RSHMEM_MAX_TEAMS")?.max(2) as usize;
+        let warn = number_var("RSHMEM_WAIT_WARN")?;
+        let spin = number_var("RSHMEM_SPIN")? as u32;
+        let coll_algo = std::env::var("RSHMEM_COLL_ALGO").ok().filter(|s| !s.is_empty() && s != "auto");
+        Ok(Config {
+            symmetric_size,
+            max_symmetric_size,
+            max_teams,
+            wait_warn: (warn > 0).then(|| Duration::from_secs(warn)),
+            spin,
+            coll_algo,
+        })
+    }
+}
+
+fn default_of(name: &str) -> &'static str {
+    ENV_TABLE.iter().find(|v| v.name == name).map(|v| v.default).unwrap_or("")
+}
+
+fn raw(name: &'static str) -> String {
+    std::env::var(name).ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| default_of(name).to_string())
+}
+
+fn number_var(name: &'static str) -> Result<u64> {
+    let text = raw(name);
+    text.trim().parse::<u64>().map_err(|_| Error::InvalidArgument {
+        call: "init",
+        arg: name,
+        detail: format!("`{text}` is not a whole number"),
+        pe: 0,
+    })
+}
+
+fn size_var(name: &'static str) -> Result<usize> {
+    let text = raw(name);
+    parse_size(&text).ok_or_else(|| Error::InvalidArgument {
+        call: "init",
+        arg: name,
+        detail: format!("`{text}` is not a size (examples: 4096, 64M, 2G)"),
+        pe: 0,
+    })
+}
+
+/// Parses `123`, `64K`, `64M`, `2G` (also `KB`, `MiB`, case-insensitive) into bytes.
+pub fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim().to_ascii_uppercase();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits_end);
+    let n: usize = num.parse().ok()?;
+    let mult: usize = match unit.trim_end_matches("IB").trim_end_matches('B') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("64k"), Some(64 << 10));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("3MiB"), Some(3 << 20));
+        assert_eq!(parse_size("12Q"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn every_default_parses() {
+        for v in ENV_TABLE {
+            if v.name.ends_with("_SIZE") {
+                assert!(parse_size(v.default).is_some(), "{}", v.name);
+            }
+        }
+    }
+}

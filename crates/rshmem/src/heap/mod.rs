@@ -1,0 +1,305 @@
+//! The symmetric heap.
+//!
+//! Each PE reserves one virtual range with room for every mapped peer's heap, one
+//! `stride` apart: peer `j`'s heap appears at `reservation + j * stride` in every PE. A
+//! PE's heap starts with the runtime's own area ([`layout::SysLayout`]: wake words, team
+//! synchronization slots), followed by the user heap. Memory comes in segments (memfd
+//! files that every local peer maps at the same offset); the heap grows by a new segment
+//! when a collective allocation needs room, up to `RSHMEM_MAX_SYMMETRIC_SIZE`.
+//!
+//! This is the only module that turns a local symmetric address into a peer's:
+//! [`SymmetricHeap::translate`].
+
+pub mod allocator;
+pub mod layout;
+pub mod mapping;
+pub mod words;
+
+use crate::bootstrap::Bootstrap;
+use crate::error::{Error, Result};
+use allocator::FirstFit;
+use arc_swap::ArcSwap;
+use layout::SysLayout;
+use mapping::Reservation;
+use std::sync::{Arc, Mutex};
+
+/// Rounds `v` up to a multiple of the power of two `a`.
+pub const fn align_up(v: usize, a: usize) -> usize {
+    (v + a - 1) & !(a - 1)
+}
+
+/// Granularity of segments and of the per-PE stride.
+pub const SEGMENT_ALIGN: usize = 2 << 20;
+
+/// Smallest alignment of every allocation (so any type fits).
+pub const MIN_ALIGN: usize = 16;
+
+/// A mapped piece of the heap, in offsets from a PE's heap base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// Offset of its first byte.
+    pub offset: usize,
+    /// Its length.
+    pub len: usize,
+}
+
+/// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
+type AllocTable = Vec<(usize, usize)>;
+
+/// The symmetric heap of one PE and its mapped view of every local peer's heap.
+pub struct SymmetricHeap {
+    my_pe: usize,
+    n_pes: usize,
+    sys: SysLayout,
+    stride: usize,
+    max_user: usize,
+    reservation: Reservation,
+    state: Mutex<HeapState>,
+    table: ArcSwap<AllocTable>,
+}
+
+struct HeapState {
+    alloc: FirstFit,
+    segments: Vec<Segment>,
+}
+
+impl std::fmt::Debug for SymmetricHeap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymmetricHeap")
+            .field("my_pe", &self.my_pe)
+            .field("n_pes", &self.n_pes)
+            .field("base", &format_args!("{:#x}", self.base(self.my_pe)))
+            .field("stride", &self.stride)
+            .finish()
+    }
+}
+
+impl SymmetricHeap {
+    /// Creates the heap collectively: reserves the range, creates this PE's first segment
+    /// (runtime area plus `initial_user` bytes) and maps every peer's.
+    pub fn create(boot: &mut dyn Bootstrap, sys: SysLayout, initial_user: usize, max_user: usize) -> Result<SymmetricHeap> {
+        let (my_pe, n_pes) = (boot.rank(), boot.size());
+        let max_user = align_up(max_user.max(initial_user), SEGMENT_ALIGN);
+        let stride = align_up(sys.size + max_user, SEGMENT_ALIGN);
+        let total = stride.checked_mul(n_pes).ok_or_else(|| Error::InvalidArgument {
+            call: "init",
+            arg: "RSHMEM_MAX_SYMMETRIC_SIZE",
+            detail: format!("{n_pes} PEs x {stride} bytes overflows the address space"),
+            pe: my_pe,
+        })?;
+        let reservation = Reservation::new(total)?;
+        let initial_user = align_up(initial_user.max(SEGMENT_ALIGN), SEGMENT_ALIGN).min(max_user);
+        let heap = SymmetricHeap {
+            my_pe,
+            n_pes,
+            sys,
+            stride,
+            max_user,
+            reservation,
+            state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
+            table: ArcSwap::from_pointee(Vec::new()),
+        };
+        let first = Segment { offset: 0, len: sys.size + initial_user };
+        heap.add_segment(boot, first)?;
+        heap.state.lock().expect("heap lock").segments.push(first);
+        Ok(heap)
+    }
+
+    fn add_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
+        let name = format!("rshmem-pe{}-seg{:x}", self.my_pe, seg.offset);
+        let fd = mapping::create_segment(&name, seg.len)?;
+        self.reservation.map_shared(self.my_pe * self.stride + seg.offset, seg.len, &fd)?;
+        let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&fd))?;
+        for (pe, peer_fd) in fds.iter().enumerate() {
+            if pe != self.my_pe {
+                self.reservation.map_shared(pe * self.stride + seg.offset, seg.len, peer_fd)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// This PE.
+    pub fn my_pe(&self) -> usize {
+        self.my_pe
+    }
+
+    /// Number of PEs whose heaps this heap maps.
+    pub fn n_pes(&self) -> usize {
+        self.n_pes
+    }
+
+    /// Address-space distance between two consecutive PEs' heaps.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// The runtime area's layout.
+    pub fn sys(&self) -> &SysLayout {
+        &self.sys
+    }
+
+    /// Base address (in this process) of `pe`'s heap.
+    pub fn base(&self, pe: usize) -> usize {
+        debug_assert!(pe < self.n_pes);
+        self.reservation.base() + pe * self.stride
+    }
+
+    /// Every mapped peer's heap base, in PE order.
+    pub fn bases(&self) -> Vec<usize> {
+        (0..self.n_pes).map(|pe| self.base(pe)).collect()
+    }
+
+    /// First address of this PE's user heap.
+    pub fn user_base(&self) -> usize {
+        self.base(self.my_pe) + self.sys.size
+    }
+
+    /// End of the address range this PE's user heap may ever occupy.
+    pub fn user_limit(&self) -> usize {
+        self.user_base() + self.max_user
+    }
+
+    /// Address in this process of the byte that `addr` (in this PE's heap) names on `pe`:
+    /// `base(pe) + (addr - base(my_pe))`. The one place remote addresses are made.
+    pub fn translate(&self, addr: usize, pe: usize) -> usize {
+        self.base(pe) + (addr - self.base(self.my_pe))
+    }
+
+    /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range.
+    pub fn offset_of(&self, addr: usize) -> Option<usize> {
+        (addr >= self.user_base() && addr < self.user_limit()).then(|| addr - self.base(self.my_pe))
+    }
+
+    /// Checks that `[addr, addr + len)` lies inside one live allocation of this PE's user
+    /// heap, and returns its offset from the heap base. `call`, `arg` and `pe` only shape
+    /// the error.
+    pub fn check_range(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
+        let Some(off) = self.offset_of(addr) else {
+            return Err(Error::NotSymmetric { call, arg, addr, base: self.user_base(), end: self.user_limit(), pe });
+        };
+        let user_off = off - self.sys.size;
+        let table = self.table.load();
+        let idx = table.partition_point(|&(s, _)| s <= user_off);
+        let found = idx.checked_sub(1).map(|i| table[i]).filter(|&(s, l)| user_off < s + l.max(1));
+        match found {
+            Some((s, l)) if user_off + len <= s + l => Ok(off),
+            Some((s, l)) => Err(Error::OutOfBounds {
+                call,
+                arg,
+                addr,
+                len,
+                detail: format!(
+                    "runs {} bytes past the end of its {l}-byte allocation at {:#x}",
+                    user_off + len - (s + l),
+                    self.user_base() + s
+                ),
+                pe,
+            }),
+            None if len == 0 => Ok(off),
+            None => Err(Error::OutOfBounds { call, arg, addr, len, detail: "is not inside a live symmetric allocation".into(), pe }),
+        }
+    }
+
+    /// Collective allocation of `size` bytes aligned to `align`; every PE must pass the
+    /// same arguments (checked: a PE that differs from PE 0 gets an error naming both).
+    /// Returns the allocation's address in this PE.
+    pub fn alloc(&self, boot: &mut dyn Bootstrap, call: &'static str, size: usize, align: usize) -> Result<usize> {
+        let align = align.max(MIN_ALIGN);
+        if !align.is_power_of_two() {
+            return Err(Error::InvalidArgument {
+                call,
+                arg: "alignment",
+                detail: format!("{align} is not a power of two"),
+                pe: self.my_pe,
+            });
+        }
+        check_same(boot, call, &[("size", size as u64), ("alignment", align as u64)])?;
+        let mut st = self.state.lock().expect("heap lock");
+        let off = match st.alloc.alloc(size, align) {
+            Some(off) => off,
+            None => {
+                let need = st.alloc.shortfall(size, align);
+                let cap = st.alloc.capacity();
+                let grow = align_up(need.max(cap), SEGMENT_ALIGN);
+                let new_cap = (cap + grow).min(self.max_user);
+                if new_cap < cap + need {
+                    return Err(Error::HeapExhausted {
+                        call,
+                        requested: size,
+                        in_use: st.alloc.in_use(),
+                        limit: self.max_user,
+                        pe: self.my_pe,
+                    });
+                }
+                let seg = Segment { offset: self.sys.size + cap, len: new_cap - cap };
+                self.add_segment(boot, seg)?;
+                st.segments.push(seg);
+                st.alloc.grow(new_cap);
+                tracing::debug!(pe = self.my_pe, new_cap, "symmetric heap grew");
+                st.alloc.alloc(size, align).expect("grown to fit")
+            }
+        };
+        self.publish(&st);
+        Ok(self.user_base() + off)
+    }
+
+    /// Collective free of the allocation at `addr` (every PE must free the same one).
+    pub fn free(&self, boot: &mut dyn Bootstrap, call: &'static str, addr: usize) -> Result<()> {
+        let off = self.offset_of(addr).ok_or(Error::NotSymmetric {
+            call,
+            arg: "ptr",
+            addr,
+            base: self.user_base(),
+            end: self.user_limit(),
+            pe: self.my_pe,
+        })? - self.sys.size;
+        check_same(boot, call, &[("ptr (heap offset)", off as u64)])?;
+        let mut st = self.state.lock().expect("heap lock");
+        st.alloc.free(off).ok_or_else(|| Error::InvalidArgument {
+            call,
+            arg: "ptr",
+            detail: format!("{addr:#x} is not the start of a live symmetric allocation"),
+            pe: self.my_pe,
+        })?;
+        self.publish(&st);
+        Ok(())
+    }
+
+    /// Size of the live allocation starting at `addr`.
+    pub fn size_of(&self, addr: usize) -> Option<usize> {
+        let off = self.offset_of(addr)? - self.sys.size;
+        self.state.lock().expect("heap lock").alloc.size_of(off)
+    }
+
+    /// Bytes of the user heap in live allocations.
+    pub fn in_use(&self) -> usize {
+        self.state.lock().expect("heap lock").alloc.in_use()
+    }
+
+    /// Current mapped segments.
+    pub fn segments(&self) -> Vec<Segment> {
+        self.state.lock().expect("heap lock").segments.clone()
+    }
+
+    fn publish(&self, st: &HeapState) {
+        self.table.store(Arc::new(st.alloc.allocations().collect()));
+    }
+}
+
+/// Checks that every PE passed the same values for a collective call's arguments.
+/// All PEs get the same verdict, so they stay in step.
+pub fn check_same(boot: &mut dyn Bootstrap, call: &'static str, args: &[(&'static str, u64)]) -> Result<()> {
+    let mine: Vec<u8> = args.iter().flat_map(|(_, v)| v.to_le_bytes()).collect();
+    let all = boot.allgather(&mine)?;
+    for (pe, theirs) in all.iter().enumerate().skip(1) {
+        for (i, (name, _)) in args.iter().enumerate() {
+            let get = |b: &Vec<u8>| b.get(i * 8..i * 8 + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8")));
+            let (v0, v) = (get(&all[0]), get(theirs));
+            if v0 != v {
+                let show = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "nothing".into());
+                return Err(Error::CollectiveMismatch { call, arg: name, pe, value: show(v), reference_pe: 0, reference: show(v0) });
+            }
+        }
+    }
+    Ok(())
+}

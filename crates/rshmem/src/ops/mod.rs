@@ -1,0 +1,6 @@
+//! The one-sided operations: semantics, argument checks, type tables. Each family in its
+//! own file; all are methods of [`crate::Ctx`].
+
+pub mod order;
+pub mod p2p;
+pub mod rma;

@@ -1,0 +1,227 @@
+//! Remote memory access: put, get, p, g, iput, iget and their non-blocking forms, typed
+//! (over the RMA type table via generics) and as bytes (the `mem` forms).
+//!
+//! Every call checks the PE and that the remote range lies inside one live allocation of
+//! the symmetric heap; the local side may be any memory. Non-blocking forms return once
+//! the operation is issued; on the mapped transport that means done, elsewhere `quiet`
+//! completes them. A non-blocking get into a Rust slice completes before it returns,
+//! since the slice's borrow ends there.
+
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::sym::Sym;
+use crate::types::{SymType, WordType};
+
+impl Ctx {
+    /// Checks `pe` and the remote byte range `[addr, addr+len)`; returns its heap offset.
+    #[inline]
+    pub(crate) fn remote(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
+        self.check_pe(call, pe)?;
+        self.rt.heap.check_range(call, arg, addr, len, pe)
+    }
+
+    /// Checks `pe`, range and alignment of a `width`-byte word at `addr`.
+    #[inline]
+    pub(crate) fn remote_word(
+        &self,
+        call: &'static str,
+        arg: &'static str,
+        addr: usize,
+        width: usize,
+        ty: &'static str,
+        pe: usize,
+    ) -> Result<usize> {
+        let off = self.remote(call, arg, addr, width, pe)?;
+        if !addr.is_multiple_of(width) {
+            return Err(Error::Misaligned { call, arg, addr, align: width, ty, pe });
+        }
+        Ok(off)
+    }
+
+    // ----- byte (mem) forms: the base of everything else -----
+
+    /// Copies `src` to `dest_addr` (a symmetric address) on `pe` (`putmem`).
+    pub fn putmem(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
+        let off = self.remote("putmem", "dest", dest_addr, src.len(), pe)?;
+        self.rt.to(pe).put(pe, off, src);
+        Ok(())
+    }
+
+    /// Copies `dest.len()` bytes from `src_addr` (a symmetric address) on `pe` (`getmem`).
+    pub fn getmem(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
+        let off = self.remote("getmem", "source", src_addr, dest.len(), pe)?;
+        self.rt.to(pe).get(pe, off, dest);
+        Ok(())
+    }
+
+    /// Non-blocking [`Ctx::putmem`]: `src` may be reused on return; `quiet` completes it.
+    pub fn putmem_nbi(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
+        let off = self.remote("putmem_nbi", "dest", dest_addr, src.len(), pe)?;
+        self.rt.to(pe).put(pe, off, src);
+        Ok(())
+    }
+
+    /// Non-blocking [`Ctx::getmem`] (complete on return for a borrowed slice).
+    pub fn getmem_nbi(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
+        let off = self.remote("getmem_nbi", "source", src_addr, dest.len(), pe)?;
+        self.rt.to(pe).get(pe, off, dest);
+        Ok(())
+    }
+
+    /// Strided byte put: `nelems` elements of `elem` bytes, `dst_stride` and `src_stride`
+    /// elements apart (the engine of `iput` and the sized `iputN`).
+    pub fn iputmem(
+        &self,
+        dest_addr: usize,
+        src: &[u8],
+        elem: usize,
+        dst_stride: usize,
+        src_stride: usize,
+        nelems: usize,
+        pe: usize,
+    ) -> Result<()> {
+        const CALL: &str = "iput";
+        let (span_d, span_s) = strided_spans(CALL, elem, dst_stride, src_stride, nelems, self.my_pe())?;
+        if src.len() < span_s {
+            return Err(short_local(CALL, "source", src.len(), span_s, self.my_pe()));
+        }
+        let off = self.remote(CALL, "dest", dest_addr, span_d, pe)?;
+        let t = self.rt.to(pe);
+        for i in 0..nelems {
+            t.put(pe, off + i * dst_stride * elem, &src[i * src_stride * elem..][..elem]);
+        }
+        Ok(())
+    }
+
+    /// Strided byte get (the engine of `iget` and the sized `igetN`).
+    pub fn igetmem(
+        &self,
+        dest: &mut [u8],
+        src_addr: usize,
+        elem: usize,
+        dst_stride: usize,
+        src_stride: usize,
+        nelems: usize,
+        pe: usize,
+    ) -> Result<()> {
+        const CALL: &str = "iget";
+        let (span_d, span_s) = strided_spans(CALL, elem, dst_stride, src_stride, nelems, self.my_pe())?;
+        if dest.len() < span_d {
+            return Err(short_local(CALL, "dest", dest.len(), span_d, self.my_pe()));
+        }
+        let off = self.remote(CALL, "source", src_addr, span_s, pe)?;
+        let t = self.rt.to(pe);
+        for i in 0..nelems {
+            t.get(pe, off + i * src_stride * elem, &mut dest[i * dst_stride * elem..][..elem]);
+        }
+        Ok(())
+    }
+
+    // ----- typed forms -----
+
+    /// Copies `src` into `dest[index..]` on `pe`.
+    pub fn put<T: SymType>(&self, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
+        self.putmem(dest.addr_of(index), bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put"))
+    }
+
+    /// Non-blocking [`Ctx::put`].
+    pub fn put_nbi<T: SymType>(&self, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
+        self.putmem_nbi(dest.addr_of(index), bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put_nbi"))
+    }
+
+    /// Copies `src[index..index + dest.len()]` from `pe` into `dest`.
+    pub fn get<T: SymType>(&self, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
+        self.getmem(bytemuck::cast_slice_mut(dest), src.addr_of(index), pe).map_err(|e| rename(e, "get"))
+    }
+
+    /// Non-blocking [`Ctx::get`].
+    pub fn get_nbi<T: SymType>(&self, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
+        self.getmem_nbi(bytemuck::cast_slice_mut(dest), src.addr_of(index), pe).map_err(|e| rename(e, "get_nbi"))
+    }
+
+    /// Writes one element (`p`): a single store of the whole word for word types.
+    pub fn p<T: WordType>(&self, dest: &Sym<T>, index: usize, value: T, pe: usize) -> Result<()> {
+        self.p_addr(dest.addr_of(index), value, pe)
+    }
+
+    /// Address form of [`Ctx::p`].
+    pub fn p_addr<T: WordType>(&self, dest_addr: usize, value: T, pe: usize) -> Result<()> {
+        let off = self.remote_word("p", "dest", dest_addr, T::WIDTH, T::NAME, pe)?;
+        self.rt.to(pe).store_word(pe, off, T::WIDTH, value.to_bits());
+        Ok(())
+    }
+
+    /// Reads one element (`g`).
+    pub fn g<T: WordType>(&self, src: &Sym<T>, index: usize, pe: usize) -> Result<T> {
+        self.g_addr(src.addr_of(index), pe)
+    }
+
+    /// Address form of [`Ctx::g`].
+    pub fn g_addr<T: WordType>(&self, src_addr: usize, pe: usize) -> Result<T> {
+        let off = self.remote_word("g", "source", src_addr, T::WIDTH, T::NAME, pe)?;
+        Ok(T::from_bits(self.rt.to(pe).load_word(pe, off, T::WIDTH)))
+    }
+
+    /// Strided put: `nelems` elements from `src` (every `src_stride`-th) to
+    /// `dest[index..]` (every `dst_stride`-th) on `pe`.
+    pub fn iput<T: SymType>(
+        &self,
+        dest: &Sym<T>,
+        index: usize,
+        src: &[T],
+        dst_stride: usize,
+        src_stride: usize,
+        nelems: usize,
+        pe: usize,
+    ) -> Result<()> {
+        self.iputmem(dest.addr_of(index), bytemuck::cast_slice(src), std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
+    }
+
+    /// Strided get, the mirror of [`Ctx::iput`].
+    pub fn iget<T: SymType>(
+        &self,
+        dest: &mut [T],
+        src: &Sym<T>,
+        index: usize,
+        dst_stride: usize,
+        src_stride: usize,
+        nelems: usize,
+        pe: usize,
+    ) -> Result<()> {
+        self.igetmem(bytemuck::cast_slice_mut(dest), src.addr_of(index), std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
+    }
+}
+
+fn rename(e: Error, call: &'static str) -> Error {
+    match e {
+        Error::NotSymmetric { arg, addr, base, end, pe, .. } => Error::NotSymmetric { call, arg, addr, base, end, pe },
+        Error::OutOfBounds { arg, addr, len, detail, pe, .. } => Error::OutOfBounds { call, arg, addr, len, detail, pe },
+        Error::PeOutOfRange { arg, pe, n_pes, team, .. } => Error::PeOutOfRange { call, arg, pe, n_pes, team },
+        other => other,
+    }
+}
+
+fn strided_spans(
+    call: &'static str,
+    elem: usize,
+    dst_stride: usize,
+    src_stride: usize,
+    nelems: usize,
+    pe: usize,
+) -> Result<(usize, usize)> {
+    if nelems == 0 {
+        return Ok((0, 0));
+    }
+    if dst_stride == 0 || src_stride == 0 {
+        return Err(Error::InvalidArgument { call, arg: "stride", detail: "strides must be at least 1".into(), pe });
+    }
+    let span = |stride: usize| (nelems - 1).checked_mul(stride).and_then(|v| v.checked_add(1)).and_then(|v| v.checked_mul(elem));
+    match (span(dst_stride), span(src_stride)) {
+        (Some(d), Some(s)) => Ok((d, s)),
+        _ => Err(Error::InvalidArgument { call, arg: "nelems", detail: format!("{nelems} elements at these strides overflow"), pe }),
+    }
+}
+
+fn short_local(call: &'static str, arg: &'static str, have: usize, need: usize, pe: usize) -> Error {
+    Error::InvalidArgument { call, arg, detail: format!("local buffer has {have} bytes but the strided transfer spans {need}"), pe }
+}

@@ -1,0 +1,142 @@
+//! The local transport: peers whose heaps are mapped into this process take plain loads,
+//! stores and CPU atomics.
+//!
+//! What fence and quiet promise here: a put has reached the target's memory when the call
+//! returns (stores are globally visible after the full fence each call ends with), so
+//! `fence` and `quiet` only need to order the CPU's own stores; both issue a full fence.
+
+use super::notify;
+use super::{AmoOp, Transport};
+use crate::heap::words::shared;
+use std::sync::atomic::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+/// Transport over mapped shared memory.
+#[derive(Debug)]
+pub struct LocalTransport {
+    bases: Vec<usize>,
+    stride: usize,
+}
+
+impl LocalTransport {
+    /// A transport over heaps at `bases` (one per PE), each `stride` bytes of address space.
+    pub fn new(bases: Vec<usize>, stride: usize) -> LocalTransport {
+        LocalTransport { bases, stride }
+    }
+
+    #[inline]
+    fn addr(&self, pe: usize, offset: usize, len: usize) -> usize {
+        assert!(offset.checked_add(len).is_some_and(|e| e <= self.stride), "offset {offset:#x}+{len} outside PE {pe}'s heap");
+        self.bases[pe] + offset
+    }
+}
+
+macro_rules! with_atomic {
+    ($width:expr, $addr:expr, |$a:ident, $t:ident| $body:expr) => {
+        match $width {
+            1 => {
+                // SAFETY: the heap checked the word lies in a live allocation and the ops
+                // layer checked its alignment; the heap stays mapped while we run.
+                let $a: &AtomicU8 = unsafe { shared($addr) };
+                #[allow(dead_code)]
+                type $t = u8;
+                $body
+            }
+            2 => {
+                // SAFETY: as above.
+                let $a: &AtomicU16 = unsafe { shared($addr) };
+                #[allow(dead_code)]
+                type $t = u16;
+                $body
+            }
+            4 => {
+                // SAFETY: as above.
+                let $a: &AtomicU32 = unsafe { shared($addr) };
+                #[allow(dead_code)]
+                type $t = u32;
+                $body
+            }
+            8 => {
+                // SAFETY: as above.
+                let $a: &AtomicU64 = unsafe { shared($addr) };
+                #[allow(dead_code)]
+                type $t = u64;
+                $body
+            }
+            w => panic!("atomic width {w} is not 1, 2, 4 or 8"),
+        }
+    };
+}
+
+impl Transport for LocalTransport {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    #[inline]
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) {
+        let dst = self.addr(pe, offset, src.len());
+        // SAFETY: `dst..dst+len` lies in PE `pe`'s mapped heap (the heap checked the offset
+        // against live allocations, and `addr` against the stride); `src` is a valid slice,
+        // and `copy` (memmove) is right even when it overlaps the target.
+        unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
+        notify::wake(self.bases[pe]);
+    }
+
+    #[inline]
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
+        let src = self.addr(pe, offset, dst.len());
+        // SAFETY: as for put, with the roles swapped; `dst` is a valid mutable slice.
+        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        fence(Ordering::Acquire);
+    }
+
+    #[inline]
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
+        let a = self.addr(pe, offset, width);
+        with_atomic!(width, a, |w, T| w.store(value as T, Ordering::Release));
+        notify::wake(self.bases[pe]);
+    }
+
+    #[inline]
+    #[allow(clippy::unnecessary_cast)]
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64 {
+        let a = self.addr(pe, offset, width);
+        with_atomic!(width, a, |w, T| w.load(Ordering::Acquire) as u64)
+    }
+
+    #[allow(clippy::unnecessary_cast)]
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+        let a = self.addr(pe, offset, width);
+        let old = with_atomic!(width, a, |w, T| {
+            let v = operand as T;
+            let o = match op {
+                AmoOp::Fetch => w.load(Ordering::SeqCst),
+                AmoOp::Set | AmoOp::Swap => w.swap(v, Ordering::SeqCst),
+                AmoOp::CompareSwap => match w.compare_exchange(compare as T, v, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(o) | Err(o) => o,
+                },
+                AmoOp::FetchAdd => w.fetch_add(v, Ordering::SeqCst),
+                AmoOp::FetchAnd => w.fetch_and(v, Ordering::SeqCst),
+                AmoOp::FetchOr => w.fetch_or(v, Ordering::SeqCst),
+                AmoOp::FetchXor => w.fetch_xor(v, Ordering::SeqCst),
+            };
+            o as u64
+        });
+        if op != AmoOp::Fetch {
+            notify::wake(self.bases[pe]);
+        }
+        old
+    }
+
+    fn fence(&self) {
+        fence(Ordering::SeqCst);
+    }
+
+    fn quiet(&self, _pe: Option<usize>) {
+        fence(Ordering::SeqCst);
+    }
+
+    fn direct_address(&self, pe: usize, offset: usize) -> Option<usize> {
+        (pe < self.bases.len() && offset < self.stride).then(|| self.bases[pe] + offset)
+    }
+}

@@ -1,0 +1,105 @@
+//! Waking and waiting on shared memory.
+//!
+//! A PE that waits for a word of its heap to change spins briefly, then registers in its
+//! header's waiter count and sleeps on the header's wake sequence with a process-shared
+//! futex. Every store path through a transport calls [`wake`] on the target afterwards:
+//! when the target has registered waiters it bumps the sequence and wakes them. Timed
+//! sleeps bound the cost of a store that bypassed the API (a write through `ptr`).
+
+use crate::heap::layout::{WAITERS, WAKE_SEQ};
+use crate::heap::words::shared;
+use rustix::thread::futex;
+use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Longest single futex sleep; a store that bypassed the API is seen within this.
+const SLEEP_SLICE: Duration = Duration::from_millis(20);
+
+/// The wake words in the header of the heap whose base is `heap_base`.
+struct WakeWords {
+    seq: &'static AtomicU32,
+    waiters: &'static AtomicU32,
+}
+
+fn words(heap_base: usize) -> WakeWords {
+    // SAFETY: the header lies at the start of every mapped heap, which stays mapped for
+    // the life of the runtime (callers pass bases of live heaps); offsets are 4-aligned.
+    unsafe { WakeWords { seq: shared(heap_base + WAKE_SEQ), waiters: shared(heap_base + WAITERS) } }
+}
+
+/// Wakes the waiters of the heap at `heap_base`, if any. Call after a store to it.
+#[inline]
+pub fn wake(heap_base: usize) {
+    fence(Ordering::SeqCst);
+    let w = words(heap_base);
+    if w.waiters.load(Ordering::Relaxed) != 0 {
+        w.seq.fetch_add(1, Ordering::SeqCst);
+        let _ = futex::wake(w.seq, futex::Flags::empty(), i32::MAX as u32);
+    }
+}
+
+/// What a wait ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitOutcome {
+    /// The condition held.
+    Ready,
+    /// The deadline passed first.
+    TimedOut,
+}
+
+/// How to wait.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitPolicy {
+    /// Polls before sleeping.
+    pub spin: u32,
+    /// Give up at this instant.
+    pub deadline: Option<Instant>,
+    /// Log a warning after waiting this long.
+    pub warn_after: Option<Duration>,
+}
+
+/// Waits until `ready()` holds for the heap at `my_heap_base`, spinning, then sleeping.
+/// `describe` names what is waited for in the hang warning.
+pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut() -> bool, describe: impl Fn() -> String) -> WaitOutcome {
+    for i in 0..policy.spin {
+        if ready() {
+            return WaitOutcome::Ready;
+        }
+        if i % 64 == 63 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    let w = words(my_heap_base);
+    let start = Instant::now();
+    let mut warned = false;
+    loop {
+        let seq = w.seq.load(Ordering::SeqCst);
+        w.waiters.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if ready() {
+            w.waiters.fetch_sub(1, Ordering::SeqCst);
+            return WaitOutcome::Ready;
+        }
+        let mut slice = SLEEP_SLICE;
+        if let Some(d) = policy.deadline {
+            slice = slice.min(d.saturating_duration_since(Instant::now()));
+        }
+        let ts = rustix::time::Timespec { tv_sec: slice.as_secs() as i64, tv_nsec: slice.subsec_nanos() as i64 };
+        let _ = futex::wait(w.seq, futex::Flags::empty(), seq, Some(&ts));
+        w.waiters.fetch_sub(1, Ordering::SeqCst);
+        if ready() {
+            return WaitOutcome::Ready;
+        }
+        if policy.deadline.is_some_and(|d| Instant::now() >= d) {
+            return WaitOutcome::TimedOut;
+        }
+        if let Some(after) = policy.warn_after {
+            if !warned && start.elapsed() >= after {
+                warned = true;
+                tracing::warn!("still waiting after {:.0} s for {}", start.elapsed().as_secs_f64(), describe());
+            }
+        }
+    }
+}
