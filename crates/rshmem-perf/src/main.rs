@@ -1,0 +1,5 @@
+//! rshmem-perf: the benchmark suite (work in progress: see the perf-suite issue).
+
+fn main() {
+    eprintln!("rshmem-perf: not built yet");
+}
