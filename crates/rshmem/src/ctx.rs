@@ -110,12 +110,24 @@ fn init_logging() {
 /// Under `rshmemrun` the PEs meet through the launcher; a program started on its own
 /// runs as a single PE.
 pub fn init() -> Result<Ctx> {
+    init_with(InitOptions::default())
+}
+
+/// What [`init_with`] may add to a plain [`init`].
+#[derive(Debug, Default)]
+pub struct InitOptions {
+    /// The program's static data, made symmetric (the C ABI's globals).
+    pub statics: Option<crate::heap::StaticSegment>,
+}
+
+/// [`init`] with options.
+pub fn init_with(options: InitOptions) -> Result<Ctx> {
     init_logging();
     let config = Config::from_env()?;
     let mut boot = bootstrap::from_env()?;
     let (my_pe, n_pes) = (boot.rank(), boot.size());
     let sys = SysLayout::new(config.max_teams);
-    let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size)?;
+    let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics)?;
     let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
     let transports = TransportTable::uniform(n_pes, local);
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);

@@ -32,7 +32,7 @@ pub mod team;
 pub mod transport;
 pub mod types;
 
-pub use ctx::{init, Ctx, CtxOptions};
+pub use ctx::{init, init_with, Ctx, CtxOptions, InitOptions};
 pub use error::{Error, Result};
 pub use ops::p2p::WaitMode;
 pub use sym::Sym;

@@ -43,6 +43,19 @@ pub struct Segment {
     pub len: usize,
 }
 
+/// A program's static data (C globals) made symmetric: `len` bytes at `start` in every
+/// PE, backed by the shared file `fd` (see the C ABI). Every peer maps every PE's file
+/// after its heap, so globals are reached like heap memory.
+#[derive(Debug)]
+pub struct StaticSegment {
+    /// Page-aligned first address of the range in this PE.
+    pub start: usize,
+    /// Page-multiple length (the same on every PE).
+    pub len: usize,
+    /// The shared file now backing the range.
+    pub fd: rustix::fd::OwnedFd,
+}
+
 /// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
 type AllocTable = Vec<(usize, usize)>;
 
@@ -53,6 +66,9 @@ pub struct SymmetricHeap {
     sys: SysLayout,
     stride: usize,
     max_user: usize,
+    /// (start in this PE, length) of the static segment, if any; it is mapped at offset
+    /// `sys.size + max_user` of every PE's heap.
+    statics: Option<(usize, usize)>,
     reservation: Reservation,
     state: Mutex<HeapState>,
     table: ArcSwap<AllocTable>,
@@ -77,10 +93,19 @@ impl std::fmt::Debug for SymmetricHeap {
 impl SymmetricHeap {
     /// Creates the heap collectively: reserves the range, creates this PE's first segment
     /// (runtime area plus `initial_user` bytes) and maps every peer's.
-    pub fn create(boot: &mut dyn Bootstrap, sys: SysLayout, initial_user: usize, max_user: usize) -> Result<SymmetricHeap> {
+    /// With `statics`, the program's static data is mapped after every PE's heap.
+    pub fn create(
+        boot: &mut dyn Bootstrap,
+        sys: SysLayout,
+        initial_user: usize,
+        max_user: usize,
+        statics: Option<StaticSegment>,
+    ) -> Result<SymmetricHeap> {
         let (my_pe, n_pes) = (boot.rank(), boot.size());
         let max_user = align_up(max_user.max(initial_user), SEGMENT_ALIGN);
-        let stride = align_up(sys.size + max_user, SEGMENT_ALIGN);
+        let static_len = statics.as_ref().map_or(0, |s| s.len);
+        check_same(boot, "init", &[("static data size", static_len as u64)])?;
+        let stride = align_up(sys.size + max_user + static_len, SEGMENT_ALIGN);
         let total = stride.checked_mul(n_pes).ok_or_else(|| Error::InvalidArgument {
             call: "init",
             arg: "RSHMEM_MAX_SYMMETRIC_SIZE",
@@ -95,6 +120,7 @@ impl SymmetricHeap {
             sys,
             stride,
             max_user,
+            statics: statics.as_ref().map(|s| (s.start, s.len)),
             reservation,
             state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
             table: ArcSwap::from_pointee(Vec::new()),
@@ -102,6 +128,12 @@ impl SymmetricHeap {
         let first = Segment { offset: 0, len: sys.size + initial_user };
         heap.add_segment(boot, first)?;
         heap.state.lock().expect("heap lock").segments.push(first);
+        if let Some(st) = statics {
+            let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&st.fd))?;
+            for (pe, fd) in fds.iter().enumerate() {
+                heap.reservation.map_shared(pe * heap.stride + heap.static_offset(), st.len, fd)?;
+            }
+        }
         Ok(heap)
     }
 
@@ -159,22 +191,47 @@ impl SymmetricHeap {
         self.user_base() + self.max_user
     }
 
-    /// Address in this process of the byte that `addr` (in this PE's heap) names on `pe`:
-    /// `base(pe) + (addr - base(my_pe))`. The one place remote addresses are made.
-    pub fn translate(&self, addr: usize, pe: usize) -> usize {
-        self.base(pe) + (addr - self.base(self.my_pe))
+    /// Offset of the static segment from a heap base.
+    fn static_offset(&self) -> usize {
+        self.sys.size + self.max_user
     }
 
-    /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range.
+    /// Address in this process of the byte that `addr` (a symmetric address of this PE:
+    /// heap or static data) names on `pe`: `base(pe) + offset(addr)`. The one place
+    /// remote addresses are made.
+    pub fn translate(&self, addr: usize, pe: usize) -> Option<usize> {
+        self.offset_of(addr).map(|off| self.base(pe) + off)
+    }
+
+    /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range or
+    /// in the static segment.
     pub fn offset_of(&self, addr: usize) -> Option<usize> {
-        (addr >= self.user_base() && addr < self.user_limit()).then(|| addr - self.base(self.my_pe))
+        if addr >= self.user_base() && addr < self.user_limit() {
+            return Some(addr - self.base(self.my_pe));
+        }
+        match self.statics {
+            Some((start, len)) if addr >= start && addr < start + len => Some(self.static_offset() + (addr - start)),
+            _ => None,
+        }
+    }
+
+    /// Whether `addr` lies in the static segment.
+    fn in_statics(&self, addr: usize) -> Option<(usize, usize)> {
+        self.statics.filter(|&(s, l)| addr >= s && addr < s + l)
     }
 
     /// Checks that `[addr, addr + len)` lies inside one live allocation of this PE's user
     /// heap, and returns its offset from the heap base. `call`, `arg` and `pe` only shape
     /// the error.
     pub fn check_range(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
-        let Some(off) = self.offset_of(addr) else {
+        if let Some((s, l)) = self.in_statics(addr) {
+            return if addr + len <= s + l {
+                Ok(self.static_offset() + (addr - s))
+            } else {
+                Err(Error::OutOfBounds { call, arg, addr, len, detail: format!("runs past the end of the static data ({s:#x}+{l})"), pe })
+            };
+        }
+        let Some(off) = self.offset_of(addr).filter(|&o| o < self.static_offset()) else {
             return Err(Error::NotSymmetric { call, arg, addr, base: self.user_base(), end: self.user_limit(), pe });
         };
         let user_off = off - self.sys.size;
