@@ -1,0 +1,34 @@
+//! Puts the C headers where `oshcc` looks for them: `include/` beside the built
+//! binaries (`target/<profile>/include`), and links `oshc++` to `oshcc` there (Cargo
+//! cannot name a binary `oshc++`; `oshcc` picks the C++ compiler when called by that
+//! name).
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo:rerun-if-changed=include");
+    println!("cargo:rerun-if-changed=build.rs");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out.
+    let Some(profile_dir) = out.ancestors().nth(3).map(Path::to_path_buf) else { return };
+    let include = profile_dir.join("include");
+    std::fs::create_dir_all(include.join("mpp")).expect("create include dir");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    for name in ["shmem.h", "shmemx.h"] {
+        let text = std::fs::read(src.join(name)).expect("read header");
+        write_if_changed(&include.join(name), &text);
+        // OpenSHMEM also promises <mpp/shmem.h> for SGI SHMEM programs.
+        let shim = format!("/* Compatibility path for SGI SHMEM programs. */\n#include \"../{name}\"\n");
+        write_if_changed(&include.join("mpp").join(name), shim.as_bytes());
+    }
+    let cxx = profile_dir.join("oshc++");
+    if std::fs::symlink_metadata(&cxx).is_err() {
+        let _ = std::os::unix::fs::symlink("oshcc", &cxx);
+    }
+}
+
+fn write_if_changed(path: &Path, bytes: &[u8]) {
+    if std::fs::read(path).ok().as_deref() != Some(bytes) {
+        std::fs::write(path, bytes).expect("write header");
+    }
+}

@@ -1,0 +1,80 @@
+//! `oshrun`: starts N PEs of an OpenSHMEM program on this host (the `rshmemrun`
+//! launcher under the name OpenSHMEM programs expect).
+//!
+//! `oshrun [-np N | -n N] [--timeout S] [--tag-output] [-x VAR=VALUE] PROGRAM [ARGS...]`;
+//! `--allow-run-as-root` and `--oversubscribe` are accepted and ignored, for scripts
+//! written for Open MPI's launcher.
+
+use rshmem::bootstrap::launcher::{run, LaunchOptions};
+use std::ffi::OsString;
+use std::time::Duration;
+
+const USAGE: &str = "usage: oshrun [-np N] [--timeout SECONDS] [--tag-output] [-x VAR=VALUE] PROGRAM [ARGS...]";
+
+fn fail(msg: &str) -> ! {
+    eprintln!("oshrun: {msg}\n{USAGE}");
+    std::process::exit(2)
+}
+
+fn main() {
+    let mut args = std::env::args_os().skip(1);
+    let mut opts = LaunchOptions {
+        n_pes: 1,
+        timeout: None,
+        tag_output: false,
+        program: OsString::new(),
+        args: Vec::new(),
+        env: Vec::new(),
+        name: "oshrun".into(),
+    };
+    let value = |args: &mut dyn Iterator<Item = OsString>, flag: &str| -> String {
+        args.next().and_then(|v| v.into_string().ok()).unwrap_or_else(|| fail(&format!("{flag} needs a value")))
+    };
+    while let Some(a) = args.next() {
+        let s = a.to_string_lossy().into_owned();
+        match s.as_str() {
+            "-np" | "-n" | "--np" | "-N" => {
+                let v = value(&mut args, &s);
+                opts.n_pes = v.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| fail(&format!("{s} `{v}` is not a positive number")));
+            }
+            "--timeout" => {
+                let v = value(&mut args, &s);
+                let t: f64 =
+                    v.parse().ok().filter(|t: &f64| *t > 0.0).unwrap_or_else(|| fail(&format!("--timeout `{v}` is not a positive number")));
+                opts.timeout = Some(Duration::from_secs_f64(t));
+            }
+            "--tag-output" | "-t" => opts.tag_output = true,
+            "-x" => {
+                let kv = value(&mut args, &s);
+                match kv.split_once('=') {
+                    Some((k, v)) => opts.env.push((k.into(), v.into())),
+                    None => match std::env::var_os(&kv) {
+                        Some(v) => opts.env.push((kv.into(), v)),
+                        None => fail(&format!("-x {kv}: not VAR=VALUE and not set here")),
+                    },
+                }
+            }
+            "--allow-run-as-root" | "--oversubscribe" => {}
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return;
+            }
+            _ if s.starts_with('-') && opts.program.is_empty() => fail(&format!("unknown option `{s}`")),
+            _ => {
+                opts.program = a;
+                opts.args = args.collect();
+                break;
+            }
+        }
+    }
+    if opts.program.is_empty() {
+        fail("no program given");
+    }
+    match run(&opts) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("oshrun: {e}");
+            std::process::exit(1)
+        }
+    }
+}

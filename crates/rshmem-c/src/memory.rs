@@ -1,0 +1,121 @@
+//! Symmetric memory management: `malloc`, `calloc`, `align`, `realloc`, `free`,
+//! `malloc_with_hints` and the deprecated `shmalloc` family.
+//!
+//! Each is collective over the world with the barrier the specification requires:
+//! allocation routines barrier on exit, `free` on entry, `realloc` on both; a call that
+//! does nothing (size 0, a null pointer) does not synchronize.
+
+use crate::state::{bad_arg, bytes_of, rt, OrExit};
+use rshmem::Error;
+use std::ffi::{c_long, c_void};
+
+/// Alignment of `shmem_malloc` (enough for any C type).
+const MALLOC_ALIGN: usize = 16;
+
+/// Collective allocation of `size` bytes; null when the heap cannot hold it.
+fn allocate(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c_void {
+    if size == 0 {
+        return std::ptr::null_mut();
+    }
+    let c = rt(call);
+    let addr = match c.malloc_bytes(call, size, align) {
+        Ok(a) => a,
+        Err(e @ Error::HeapExhausted { .. }) => {
+            // Every PE sees the same allocator state, so every PE returns null here.
+            tracing::warn!("{call}: {e}");
+            return std::ptr::null_mut();
+        }
+        Err(e) => crate::state::fatal(call, e),
+    };
+    if zero {
+        // SAFETY: `addr..addr+size` is this PE's part of the allocation just made.
+        unsafe { std::ptr::write_bytes(addr as *mut u8, 0, size) };
+    }
+    c.barrier_all().or_exit(call);
+    addr as *mut c_void
+}
+
+/// Collective free with the barrier on entry.
+fn release(call: &'static str, ptr: *mut c_void) {
+    if ptr.is_null() {
+        return;
+    }
+    let c = rt(call);
+    c.barrier_all().or_exit(call);
+    c.free_bytes(call, ptr as usize).or_exit(call)
+}
+
+fn reallocate(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void {
+    if ptr.is_null() {
+        return allocate(call, size, MALLOC_ALIGN, false);
+    }
+    if size == 0 {
+        release(call, ptr);
+        return std::ptr::null_mut();
+    }
+    let c = rt(call);
+    let Some(old) = c.allocation_size(ptr as usize) else {
+        bad_arg(call, "ptr", format_args!("{ptr:p} is not the start of a symmetric allocation"))
+    };
+    c.barrier_all().or_exit(call);
+    let new = match c.malloc_bytes(call, size, MALLOC_ALIGN) {
+        Ok(a) => a,
+        Err(e @ Error::HeapExhausted { .. }) => {
+            tracing::warn!("{call}: {e}");
+            return std::ptr::null_mut();
+        }
+        Err(e) => crate::state::fatal(call, e),
+    };
+    // SAFETY: both are this PE's parts of live allocations of at least `min` bytes, and
+    // distinct allocations do not overlap.
+    unsafe { std::ptr::copy_nonoverlapping(ptr as *const u8, new as *mut u8, old.min(size)) };
+    c.free_bytes(call, ptr as usize).or_exit(call);
+    c.barrier_all().or_exit(call);
+    new as *mut c_void
+}
+
+fn aligned(call: &'static str, alignment: usize, size: usize) -> *mut c_void {
+    if size == 0 {
+        return std::ptr::null_mut();
+    }
+    if !alignment.is_power_of_two() || alignment % std::mem::size_of::<*const c_void>() != 0 {
+        bad_arg(call, "alignment", format_args!("{alignment} is not a power-of-two multiple of sizeof(void *)"));
+    }
+    allocate(call, size, alignment, false)
+}
+
+c_fn!(malloc, "malloc"; fn (size: usize) -> *mut c_void = |call| allocate(call, size, MALLOC_ALIGN, false));
+c_fn!(malloc_with_hints, "malloc_with_hints"; fn (size: usize, hints: c_long) -> *mut c_void = |call| {
+    // Hints (SHMEM_MALLOC_ATOMICS_REMOTE, SHMEM_MALLOC_SIGNAL_REMOTE) change nothing on
+    // mapped memory.
+    let _ = hints;
+    allocate(call, size, MALLOC_ALIGN, false)
+});
+c_fn!(calloc, "calloc"; fn (count: usize, size: usize) -> *mut c_void = |call| allocate(call, bytes_of(call, count, size), MALLOC_ALIGN, true));
+c_fn!(align, "align"; fn (alignment: usize, size: usize) -> *mut c_void = |call| aligned(call, alignment, size));
+c_fn!(realloc, "realloc"; fn (ptr: *mut c_void, size: usize) -> *mut c_void = |call| reallocate(call, ptr, size));
+c_fn!(free, "free"; fn (ptr: *mut c_void) = |call| release(call, ptr));
+
+/// Deprecated `shmalloc`.
+#[no_mangle]
+pub extern "C" fn shmalloc(size: usize) -> *mut c_void {
+    allocate("shmalloc", size, MALLOC_ALIGN, false)
+}
+
+/// Deprecated `shfree`.
+#[no_mangle]
+pub extern "C" fn shfree(ptr: *mut c_void) {
+    release("shfree", ptr)
+}
+
+/// Deprecated `shrealloc`.
+#[no_mangle]
+pub extern "C" fn shrealloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    reallocate("shrealloc", ptr, size)
+}
+
+/// Deprecated `shmemalign`.
+#[no_mangle]
+pub extern "C" fn shmemalign(alignment: usize, size: usize) -> *mut c_void {
+    aligned("shmemalign", alignment, size)
+}

@@ -1,0 +1,204 @@
+//! The process-wide runtime behind the C ABI: OpenSHMEM keeps its state in globals, so
+//! this module holds the one [`rshmem::Ctx`] of the process, the handle tables of
+//! contexts, and the error path (print a message naming the routine and the argument,
+//! then end the job with `shmem_global_exit`).
+
+use rshmem::{Ctx, Error};
+use std::ffi::{c_int, c_void};
+use std::fmt::Display;
+use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// `shmem_ctx_t`: an opaque handle. 0 is `SHMEM_CTX_INVALID`, 1 `SHMEM_CTX_DEFAULT`,
+/// larger values index the context table.
+pub(crate) type CtxHandle = *mut c_void;
+/// `shmem_team_t`: an opaque handle, the team's number plus one (0 is `SHMEM_TEAM_INVALID`).
+pub(crate) type TeamHandle = *mut c_void;
+
+/// Value of `SHMEM_CTX_DEFAULT`.
+pub(crate) const CTX_DEFAULT: usize = 1;
+
+const UNINITIALIZED: u8 = 0;
+const RUNNING: u8 = 1;
+const FINALIZED: u8 = 2;
+
+static PHASE: AtomicU8 = AtomicU8::new(UNINITIALIZED);
+static RUNTIME: OnceLock<Ctx> = OnceLock::new();
+static INIT: Mutex<()> = Mutex::new(());
+static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
+
+/// The runtime for routine `call`; ends the process with a message when the library is
+/// not initialized (or already finalized).
+#[inline]
+pub(crate) fn rt(call: &str) -> &'static Ctx {
+    if PHASE.load(Ordering::Acquire) == RUNNING {
+        if let Some(c) = RUNTIME.get() {
+            return c;
+        }
+    }
+    not_running(call)
+}
+
+#[cold]
+fn not_running(call: &str) -> ! {
+    let why = match PHASE.load(Ordering::Acquire) {
+        FINALIZED => "called after shmem_finalize",
+        _ => "called before shmem_init",
+    };
+    eprintln!("rshmem: {call}: {why}");
+    std::process::exit(1)
+}
+
+/// Whether the library is initialized and not finalized.
+pub(crate) fn running() -> bool {
+    PHASE.load(Ordering::Acquire) == RUNNING
+}
+
+/// The runtime if it is running (for routines that may be called at any time).
+pub(crate) fn try_rt() -> Option<&'static Ctx> {
+    running().then(|| RUNTIME.get()).flatten()
+}
+
+/// Starts the runtime once (`shmem_init`, `shmem_init_thread`, `start_pes`); later calls
+/// do nothing, a call after `shmem_finalize` is an error.
+pub(crate) fn initialize(call: &'static str, thread_level: c_int) {
+    let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
+    match PHASE.load(Ordering::Acquire) {
+        RUNNING => return,
+        FINALIZED => fatal(call, "the library was finalized; OpenSHMEM cannot be initialized again"),
+        _ => {}
+    }
+    let statics = match crate::statics::make_symmetric() {
+        Ok(s) => s,
+        Err(e) => fatal(call, format_args!("cannot make the program's global variables symmetric: {e}")),
+    };
+    let ctx = match rshmem::init_with(rshmem::InitOptions { statics }) {
+        Ok(c) => c,
+        Err(e) => fatal(call, e),
+    };
+    THREAD_LEVEL.store(thread_level, Ordering::Relaxed);
+    let _ = RUNTIME.set(ctx);
+    PHASE.store(RUNNING, Ordering::Release);
+}
+
+/// Ends the runtime (`shmem_finalize`): collective; later calls do nothing.
+pub(crate) fn finalize(call: &'static str) {
+    let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
+    if PHASE.load(Ordering::Acquire) != RUNNING {
+        return;
+    }
+    let ctx = RUNTIME.get().expect("running implies a runtime").clone();
+    crate::ctx::destroy_all();
+    if let Err(e) = ctx.finalize() {
+        fatal(call, e);
+    }
+    PHASE.store(FINALIZED, Ordering::Release);
+}
+
+/// The thread level `shmem_init_thread` provided.
+pub(crate) fn thread_level() -> c_int {
+    THREAD_LEVEL.load(Ordering::Relaxed)
+}
+
+/// Prints `rshmem: PE p: call: msg` and ends the whole job (`shmem_global_exit(1)`), or
+/// the process when the library is not running.
+#[cold]
+pub(crate) fn fatal(call: &str, msg: impl Display) -> ! {
+    match try_rt() {
+        Some(c) => {
+            eprintln!("rshmem: PE {}: {call}: {msg}", c.my_pe());
+            c.global_exit(1)
+        }
+        None => {
+            eprintln!("rshmem: {call}: {msg}");
+            std::process::exit(1)
+        }
+    }
+}
+
+/// Unwraps a runtime result, or reports the error for the C routine `call` and exits.
+pub(crate) trait OrExit<T> {
+    /// The value, or [`fatal`].
+    fn or_exit(self, call: &str) -> T;
+}
+
+impl<T> OrExit<T> for rshmem::Result<T> {
+    #[inline]
+    fn or_exit(self, call: &str) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => fatal(call, e),
+        }
+    }
+}
+
+/// A PE number argument of a world-numbered routine; negative or too large is an error.
+#[inline]
+pub(crate) fn pe_arg(call: &str, ctx: &Ctx, pe: c_int) -> usize {
+    if pe >= 0 && (pe as usize) < ctx.n_pes() {
+        return pe as usize;
+    }
+    bad_pe(call, "pe", pe as i64, ctx.n_pes())
+}
+
+#[cold]
+pub(crate) fn bad_pe(call: &str, arg: &'static str, pe: i64, n_pes: usize) -> ! {
+    fatal(call, Error::PeOutOfRange { call: "pe check", arg, pe, n_pes, team: Default::default() })
+}
+
+/// An argument that is not allowed.
+#[cold]
+pub(crate) fn bad_arg(call: &str, arg: &str, detail: impl Display) -> ! {
+    fatal(call, format_args!("argument `{arg}`: {detail}"))
+}
+
+/// `nelems * size` in bytes, or an error naming `nelems`.
+#[inline]
+pub(crate) fn bytes_of(call: &str, nelems: usize, size: usize) -> usize {
+    nelems.checked_mul(size).unwrap_or_else(|| bad_arg(call, "nelems", format_args!("{nelems} elements of {size} bytes overflow")))
+}
+
+/// A local buffer argument as bytes. A null pointer is allowed only with length 0.
+///
+/// # Safety
+/// `p` must point to `len` readable bytes (the OpenSHMEM routine's contract).
+#[inline]
+pub(crate) unsafe fn local<'a>(call: &str, arg: &str, p: *const c_void, len: usize) -> &'a [u8] {
+    if len == 0 {
+        return &[];
+    }
+    if p.is_null() {
+        bad_arg(call, arg, format_args!("null pointer for {len} bytes"));
+    }
+    // SAFETY: non-null, and the caller promises `len` readable bytes.
+    unsafe { std::slice::from_raw_parts(p as *const u8, len) }
+}
+
+/// A local output buffer as bytes. A null pointer is allowed only with length 0.
+///
+/// # Safety
+/// `p` must point to `len` writable bytes not otherwise borrowed during the call.
+#[inline]
+pub(crate) unsafe fn local_mut<'a>(call: &str, arg: &str, p: *mut c_void, len: usize) -> &'a mut [u8] {
+    if len == 0 {
+        return &mut [];
+    }
+    if p.is_null() {
+        bad_arg(call, arg, format_args!("null pointer for {len} bytes"));
+    }
+    // SAFETY: non-null, and the caller promises `len` writable bytes.
+    unsafe { std::slice::from_raw_parts_mut(p as *mut u8, len) }
+}
+
+/// A stride argument (`dst`, `sst`): at least 1.
+#[inline]
+pub(crate) fn stride_arg(call: &str, arg: &str, s: isize) -> usize {
+    if s >= 1 {
+        s as usize
+    } else {
+        bad_arg(call, arg, format_args!("stride {s} is not at least 1"))
+    }
+}
+
+/// `SHMEM_CTX_DEFAULT` as a handle.
+pub(crate) const DEFAULT: CtxHandle = std::ptr::without_provenance_mut(CTX_DEFAULT);

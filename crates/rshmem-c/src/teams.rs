@@ -1,0 +1,177 @@
+//! Teams as C handles (`shmem_team_t`): the handle is the team's number plus one, so
+//! `SHMEM_TEAM_INVALID` is the null handle and a destroyed team is recognized by the
+//! runtime's team table.
+
+use crate::state::{fatal, rt, TeamHandle};
+use rshmem::{Team, TeamConfig};
+use std::ffi::{c_int, c_long};
+
+/// `shmem_team_config_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TeamConfigC {
+    /// Number of contexts the team expects to create.
+    pub num_contexts: c_int,
+}
+
+/// `SHMEM_TEAM_NUM_CONTEXTS`: the `config_mask` bit of `num_contexts`.
+pub const TEAM_NUM_CONTEXTS: c_long = 1;
+
+/// The handle of `team`.
+pub(crate) fn handle(team: Team) -> TeamHandle {
+    if team.is_invalid() {
+        std::ptr::null_mut()
+    } else {
+        std::ptr::without_provenance_mut(team.raw() as usize + 1)
+    }
+}
+
+/// The team behind handle `h`; `None` for `SHMEM_TEAM_INVALID`.
+pub(crate) fn team_of(h: TeamHandle) -> Option<Team> {
+    let v = h as usize;
+    match v {
+        0 => None,
+        v if v - 1 < u32::MAX as usize => Some(Team::from_raw((v - 1) as u32)),
+        _ => Some(Team::INVALID),
+    }
+}
+
+/// The team behind `h` for a routine where `SHMEM_TEAM_INVALID` is an error.
+pub(crate) fn valid_team(call: &str, h: TeamHandle) -> Team {
+    team_of(h).unwrap_or_else(|| fatal(call, "argument `team`: SHMEM_TEAM_INVALID is not a team"))
+}
+
+/// The configuration a C caller passed (fields selected by `mask`).
+///
+/// # Safety
+/// `config` is null or points to a `shmem_team_config_t`.
+unsafe fn config_arg(config: *const TeamConfigC, mask: c_long) -> TeamConfig {
+    let mut c = TeamConfig::default();
+    if !config.is_null() && mask & TEAM_NUM_CONTEXTS != 0 {
+        // SAFETY: non-null, points to the caller's config.
+        c.num_contexts = unsafe { (*config).num_contexts };
+    }
+    c
+}
+
+/// Writes `t` to an output handle argument.
+///
+/// # Safety
+/// `out` is null or points to a `shmem_team_t`.
+unsafe fn store(call: &str, arg: &str, out: *mut TeamHandle, t: Team) {
+    if out.is_null() {
+        crate::state::bad_arg(call, arg, "null pointer");
+    }
+    // SAFETY: non-null, the caller's handle variable.
+    unsafe { *out = handle(t) };
+}
+
+c_fn!(team_my_pe, "team_my_pe"; fn (team: TeamHandle) -> c_int = |call| match team_of(team) {
+    None => -1,
+    Some(t) => match rt(call).team_my_pe(t) {
+        Ok(v) => v as c_int,
+        Err(e) => fatal(call, e),
+    },
+});
+
+c_fn!(team_n_pes, "team_n_pes"; fn (team: TeamHandle) -> c_int = |call| match team_of(team) {
+    None => -1,
+    Some(t) => match rt(call).team_n_pes(t) {
+        Ok(v) => v as c_int,
+        Err(e) => fatal(call, e),
+    },
+});
+
+c_fn!(team_get_config, "team_get_config"; fn (team: TeamHandle, config_mask: c_long, config: *mut TeamConfigC) -> c_int = |call| {
+    let Some(t) = team_of(team) else { return -1 };
+    let cfg = match rt(call).team_get_config(t) {
+        Ok(c) => c,
+        Err(e) => fatal(call, e),
+    };
+    if config_mask & TEAM_NUM_CONTEXTS != 0 {
+        if config.is_null() {
+            crate::state::bad_arg(call, "config", "null pointer");
+        }
+        // SAFETY: non-null, the caller's config.
+        unsafe { (*config).num_contexts = cfg.num_contexts };
+    }
+    0
+});
+
+c_fn!(team_translate_pe, "team_translate_pe"; fn (src_team: TeamHandle, src_pe: c_int, dest_team: TeamHandle) -> c_int = |call| {
+    let (Some(s), Some(d)) = (team_of(src_team), team_of(dest_team)) else { return -1 };
+    let c = rt(call);
+    let size = c.team_n_pes(s).unwrap_or_else(|e| fatal(call, e));
+    if src_pe < 0 || src_pe as usize >= size {
+        return -1;
+    }
+    match c.team_translate_pe(s, src_pe as usize, d) {
+        Ok(Some(p)) => p as c_int,
+        Ok(None) => -1,
+        Err(e) => fatal(call, e),
+    }
+});
+
+c_fn!(team_split_strided, "team_split_strided";
+fn (parent_team: TeamHandle, start: c_int, stride: c_int, size: c_int, config: *const TeamConfigC, config_mask: c_long, new_team: *mut TeamHandle) -> c_int =
+|call| {
+    store(call, "new_team", new_team, Team::INVALID);
+    let Some(parent) = team_of(parent_team) else { return -1 };
+    if start < 0 || stride < 0 || size < 0 {
+        // Every member passes the same arguments, so every member returns here.
+        tracing::warn!("{call}: start {start}, stride {stride}, size {size}: negative values make no team");
+        return -1;
+    }
+    match rt(call).team_split_strided(parent, start as usize, stride as usize, size as usize, config_arg(config, config_mask)) {
+        Ok(t) => {
+            store(call, "new_team", new_team, t);
+            0
+        }
+        Err(e) => {
+            tracing::warn!("{call}: {e}");
+            -1
+        }
+    }
+});
+
+c_fn!(team_split_2d, "team_split_2d";
+fn (parent_team: TeamHandle, xrange: c_int, xaxis_config: *const TeamConfigC, xaxis_mask: c_long, xaxis_team: *mut TeamHandle,
+    yaxis_config: *const TeamConfigC, yaxis_mask: c_long, yaxis_team: *mut TeamHandle) -> c_int =
+|call| {
+    store(call, "xaxis_team", xaxis_team, Team::INVALID);
+    store(call, "yaxis_team", yaxis_team, Team::INVALID);
+    let Some(parent) = team_of(parent_team) else { return -1 };
+    if xrange <= 0 {
+        tracing::warn!("{call}: xrange {xrange} is not positive");
+        return -1;
+    }
+    let (xc, yc) = (config_arg(xaxis_config, xaxis_mask), config_arg(yaxis_config, yaxis_mask));
+    match rt(call).team_split_2d(parent, xrange as usize, xc, yc) {
+        Ok((x, y)) => {
+            store(call, "xaxis_team", xaxis_team, x);
+            store(call, "yaxis_team", yaxis_team, y);
+            0
+        }
+        Err(e) => {
+            tracing::warn!("{call}: {e}");
+            -1
+        }
+    }
+});
+
+c_fn!(team_destroy, "team_destroy"; fn (team: TeamHandle) = |call| {
+    if let Some(t) = team_of(team) {
+        crate::ctx::destroy_team_contexts(t);
+        if let Err(e) = rt(call).team_destroy(t) {
+            fatal(call, e)
+        }
+    }
+});
+
+c_fn!(team_sync, "team_sync"; fn (team: TeamHandle) -> c_int = |call| match team_of(team) {
+    None => -1,
+    Some(t) => match rt(call).sync(t) {
+        Ok(()) => 0,
+        Err(e) => fatal(call, e),
+    },
+});
