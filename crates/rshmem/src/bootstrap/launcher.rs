@@ -41,8 +41,6 @@ pub struct LaunchOptions {
 
 /// Grace between SIGTERM and SIGKILL when ending PEs.
 const KILL_GRACE: Duration = Duration::from_millis(1000);
-/// Longest wait, after a PE exited, for the frames it sent before exiting.
-const EXIT_DRAIN: Duration = Duration::from_millis(1000);
 /// How long a connecting process has to present its key.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -67,11 +65,6 @@ struct PeState {
     finalized: bool,
     exited: Option<ExitStatus>,
     pending: Option<Contribution>,
-    /// The reader saw the end of this PE's stream (every frame it sent was handled).
-    reader_done: bool,
-    /// An exit seen before the reader finished: judged once the last frames (a
-    /// finalize sent just before exiting) are read, or after `EXIT_DRAIN` at the latest.
-    exit_pending: Option<(ExitStatus, Instant)>,
 }
 
 /// A fresh private directory holding the rendezvous socket; removed on drop.
@@ -222,7 +215,7 @@ impl Job {
     }
 
     fn signal_live(&self, sig: Signal) {
-        for (_, p) in self.live().filter(|(_, p)| p.exit_pending.is_none()) {
+        for (_, p) in self.live() {
             if let Some(pid) = Pid::from_raw(p.pid as i32) {
                 let _ = rustix::process::kill_process(pid, sig);
             }
@@ -428,30 +421,10 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
             Ok(Event::Disconnected { pe }) => {
                 job.pes[pe].stream = None;
-                job.pes[pe].reader_done = true;
-                if let Some((status, _)) = job.pes[pe].exit_pending.take() {
-                    job.on_exit(pe, status);
-                }
             }
-            Ok(Event::Exited { pe, status }) => {
-                // The exit and the PE's last frames come through different threads: judge
-                // the exit only after its reader has handled everything the PE sent.
-                if job.pes[pe].connected && !job.pes[pe].reader_done {
-                    job.pes[pe].exit_pending = Some((status, Instant::now()));
-                } else {
-                    job.on_exit(pe, status);
-                }
-            }
+            Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
-        }
-        for pe in 0..job.pes.len() {
-            if let Some((status, at)) = job.pes[pe].exit_pending {
-                if at.elapsed() >= EXIT_DRAIN {
-                    job.pes[pe].exit_pending = None;
-                    job.on_exit(pe, status);
-                }
-            }
         }
         if let Some(t) = opts.timeout {
             if started.elapsed() >= t && job.ending_since.is_none() {
