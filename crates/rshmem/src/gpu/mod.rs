@@ -272,6 +272,12 @@ impl Gpu {
         cuda::Timer::new(self.cuda.pe())
     }
 
+    /// Enqueues a copy-engine copy of `n` bytes between device addresses on `stream`.
+    pub fn cuda_copy_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
+        self.cuda.bind()?;
+        self.cuda.copy_async(dst, src, n, stream)
+    }
+
     /// The device address of `pe`'s copy of a symmetric address of this PE (for kernels).
     pub fn peer_address(&self, addr: DevPtr, pe: usize) -> DevPtr {
         self.heap.base(pe) + (addr - self.heap.base(self.cuda.pe()))
