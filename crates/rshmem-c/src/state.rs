@@ -3,7 +3,7 @@
 //! contexts, and the error path (print a message naming the routine and the argument,
 //! then end the job with `shmem_global_exit`).
 
-use rshmem::{Ctx, Error};
+use rshmem::Ctx;
 use std::ffi::{c_int, c_void};
 use std::fmt::Display;
 use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
@@ -104,6 +104,9 @@ pub(crate) fn thread_level() -> c_int {
 /// the process when the library is not running.
 #[cold]
 pub(crate) fn fatal(call: &str, msg: impl Display) -> ! {
+    // Runtime errors start with the Rust call's name; skip it when it repeats ours.
+    let text = msg.to_string();
+    let msg = text.strip_prefix(call).and_then(|m| m.strip_prefix(": ")).unwrap_or(&text);
     match try_rt() {
         Some(c) => {
             eprintln!("rshmem: PE {}: {call}: {msg}", c.my_pe());
@@ -143,7 +146,7 @@ pub(crate) fn pe_arg(call: &str, ctx: &Ctx, pe: c_int) -> usize {
 
 #[cold]
 pub(crate) fn bad_pe(call: &str, arg: &'static str, pe: i64, n_pes: usize) -> ! {
-    fatal(call, Error::PeOutOfRange { call: "pe check", arg, pe, n_pes, team: Default::default() })
+    fatal(call, format_args!("argument `{arg}`: PE {pe} is out of range (valid PEs are 0..{n_pes})"))
 }
 
 /// An argument that is not allowed.

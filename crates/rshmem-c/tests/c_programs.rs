@@ -1,0 +1,251 @@
+//! Builds the C and C++ test programs in `tests/c` with `oshcc`/`oshc++` (warnings are
+//! errors, C11 and C++11, pedantic) and runs each under `oshrun` on 2 and 4 PEs with a
+//! timeout; a program passes by its exit status. Also checks that bad arguments end the
+//! job with a message naming the routine and the argument, that `shmem.h` is
+//! warning-clean under clang too, and that every routine `shmem.h` declares is exported.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+const C_FLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O1", "-pthread"];
+const CXX_FLAGS: &[&str] = &["-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O1", "-pthread"];
+/// Seconds a job may run before the launcher ends it.
+const JOB_TIMEOUT: &str = "120";
+
+fn bin_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_BIN_EXE_oshcc")).parent().expect("bin dir").to_path_buf();
+    static SHARED_LIB: std::sync::Once = std::sync::Once::new();
+    SHARED_LIB.call_once(|| place_shared_lib(&dir));
+    dir
+}
+
+/// `cargo test` builds `libshmem.so` in `deps/` but (unlike `cargo build`) does not copy
+/// it beside the binaries, where `oshcc` links it from: put the fresh one there.
+fn place_shared_lib(dir: &Path) {
+    let built = dir.join("deps").join("libshmem.so");
+    let target = dir.join("libshmem.so");
+    let same = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.len() == y.len() && x.modified().ok() <= y.modified().ok(),
+        _ => false,
+    };
+    if built.exists() && !same(&built, &target) {
+        let tmp = dir.join(format!(".libshmem.so.{}", std::process::id()));
+        std::fs::copy(&built, &tmp).expect("copy libshmem.so");
+        std::fs::rename(&tmp, &target).expect("place libshmem.so");
+    }
+    assert!(target.exists(), "{} is missing: build the crate first", target.display());
+}
+
+fn sources() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("c")
+}
+
+fn out_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-programs");
+    std::fs::create_dir_all(&d).expect("create output dir");
+    d
+}
+
+fn text(o: &Output) -> String {
+    format!("--- stdout\n{}\n--- stderr\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Compiles `tests/c/<file>` and returns the program's path.
+fn build(file: &str) -> PathBuf {
+    let cxx = file.ends_with(".cpp");
+    let stem = Path::new(file).file_stem().expect("stem").to_string_lossy().into_owned();
+    let exe = out_dir().join(stem);
+    let driver = bin_dir().join(if cxx { "oshc++" } else { "oshcc" });
+    let out = Command::new(&driver)
+        .args(if cxx { CXX_FLAGS } else { C_FLAGS })
+        .arg("-o")
+        .arg(&exe)
+        .arg(sources().join(file))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", driver.display()));
+    assert!(out.status.success(), "{} {file} failed:\n{}", driver.display(), text(&out));
+    exe
+}
+
+fn oshrun(exe: &Path, n: usize, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oshrun"))
+        .args(["-np", &n.to_string(), "--timeout", JOB_TIMEOUT])
+        .arg(exe)
+        .args(args)
+        .output()
+        .expect("run oshrun")
+}
+
+/// Runs one test program on each PE count.
+fn program(file: &str, pes: &[usize]) {
+    let exe = build(file);
+    for &n in pes {
+        let out = oshrun(&exe, n, &[]);
+        assert!(out.status.success(), "{file} on {n} PEs exited with {:?}:\n{}", out.status.code(), text(&out));
+    }
+}
+
+/// Every program in `tests/c`, so that none is forgotten.
+const PROGRAMS: &[&str] = &["setup.c", "memory.c", "rma.c", "p2p.c", "teams.c", "threads.c", "cxx.cpp", "bad_args.c"];
+
+#[test]
+fn every_program_is_listed() {
+    let mut found: Vec<String> = std::fs::read_dir(sources())
+        .expect("tests/c")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c") || n.ends_with(".cpp"))
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = PROGRAMS.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed, "tests/c and PROGRAMS differ");
+}
+
+#[test]
+fn setup() {
+    program("setup.c", &[2, 4]);
+}
+
+#[test]
+fn memory() {
+    program("memory.c", &[2, 4]);
+}
+
+#[test]
+fn rma() {
+    program("rma.c", &[2, 4]);
+}
+
+#[test]
+fn p2p() {
+    program("p2p.c", &[2, 4]);
+}
+
+#[test]
+fn teams() {
+    program("teams.c", &[2, 4]);
+}
+
+#[test]
+fn threads() {
+    program("threads.c", &[2, 4]);
+}
+
+#[test]
+fn cxx() {
+    program("cxx.cpp", &[2, 4]);
+}
+
+/// The bad-argument cases of `bad_args.c` and what each message must name.
+const BAD: &[(&str, &[&str])] = &[
+    ("pe", &["shmem_long_put", "`pe`", "PE 2 is out of range"]),
+    ("negative_pe", &["shmem_long_p", "`pe`", "PE -1"]),
+    ("not_symmetric", &["shmem_long_put", "`dest`", "not in the symmetric heap"]),
+    ("past_end", &["shmem_long_put", "`dest`", "past the end"]),
+    ("stride", &["shmem_long_iput", "`dst`"]),
+    ("cmp", &["shmem_long_wait_until", "`cmp`"]),
+    ("null_source", &["shmem_long_put", "`source`", "null"]),
+    ("align", &["shmem_align", "`alignment`"]),
+    ("free", &["shmem_free", "`ptr`"]),
+    ("ctx", &["shmem_ctx_long_p", "`ctx`", "SHMEM_CTX_INVALID"]),
+];
+
+#[test]
+fn bad_arguments_end_the_job_with_a_message() {
+    let exe = build("bad_args.c");
+    for (case, words) in BAD {
+        let out = oshrun(&exe, 2, &[case]);
+        let all = text(&out);
+        assert!(!out.status.success(), "case {case} succeeded:\n{all}");
+        assert_ne!(out.status.code(), Some(3), "case {case} returned from the bad call:\n{all}");
+        assert_ne!(out.status.code(), Some(124), "case {case} hung:\n{all}");
+        for w in *words {
+            assert!(all.contains(w), "case {case}: message does not contain `{w}`:\n{all}");
+        }
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Serializes the tests that write generated sources.
+static GENERATED: Mutex<()> = Mutex::new(());
+
+#[test]
+fn header_is_warning_clean_under_clang() {
+    if !have("clang") {
+        assert!(std::env::var_os("CI").is_none(), "clang is missing in CI (.ci/run installs it)");
+        eprintln!("clang not installed: skipping the clang header check");
+        return;
+    }
+    let _g = GENERATED.lock().unwrap_or_else(|p| p.into_inner());
+    for file in PROGRAMS {
+        let cxx = file.ends_with(".cpp");
+        let (driver, env, compiler) = if cxx { ("oshc++", "OSHCXX_CXX", "clang++") } else { ("oshcc", "OSHCC_CC", "clang") };
+        let out = Command::new(bin_dir().join(driver))
+            .env(env, compiler)
+            .args(if cxx { CXX_FLAGS } else { C_FLAGS })
+            .arg("-fsyntax-only")
+            .arg(sources().join(file))
+            .output()
+            .expect("run clang");
+        assert!(out.status.success(), "{compiler} {file}:\n{}", text(&out));
+    }
+}
+
+/// A C file that takes the address of every routine `shmem.h` declares: it links only if
+/// libshmem exports them all.
+#[test]
+fn every_declared_routine_is_exported() {
+    let _g = GENERATED.lock().unwrap_or_else(|p| p.into_inner());
+    let declared = shmem::header::declared_functions();
+    let mut src = String::from("#include <shmem.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n");
+    for f in &declared {
+        src.push_str(&format!("    (fn_t){f},\n"));
+    }
+    src.push_str(
+        "};\nint main(void) {\n    size_t n = 0;\n    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) n += all[i] != 0;\n",
+    );
+    src.push_str("    printf(\"%zu\\n\", n);\n    return 0;\n}\n");
+    let dir = out_dir();
+    let c = dir.join("all_routines.c");
+    std::fs::write(&c, src).expect("write all_routines.c");
+    let exe = dir.join("all_routines");
+    let out = Command::new(bin_dir().join("oshcc")).args(C_FLAGS).arg("-o").arg(&exe).arg(&c).output().expect("oshcc");
+    assert!(out.status.success(), "linking every declared routine failed:\n{}", text(&out));
+    let run = Command::new(&exe).output().expect("run all_routines");
+    assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), declared.len().to_string(), "{}", text(&run));
+}
+
+/// No routine is exported that the header does not declare (nm lists the library's
+/// dynamic symbols).
+#[test]
+fn every_exported_routine_is_declared() {
+    let lib = bin_dir().join("libshmem.so");
+    let out = Command::new("nm").args(["-D", "--defined-only"]).arg(&lib).output().expect("run nm (binutils)");
+    assert!(out.status.success(), "nm {}:\n{}", lib.display(), text(&out));
+    let declared = shmem::header::declared_functions();
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let mut undeclared = Vec::new();
+    let mut count = 0;
+    for line in listing.lines() {
+        let mut parts = line.split_whitespace().rev();
+        let (Some(name), Some(kind)) = (parts.next(), parts.next()) else { continue };
+        if kind != "T" {
+            continue;
+        }
+        let ours = name.starts_with("shmem_")
+            || ["start_pes", "_my_pe", "_num_pes", "shmalloc", "shfree", "shrealloc", "shmemalign"].contains(&name);
+        if ours {
+            count += 1;
+            if !declared.iter().any(|d| d == name) {
+                undeclared.push(name.to_string());
+            }
+        }
+    }
+    assert!(undeclared.is_empty(), "exported but not declared in shmem.h: {undeclared:?}");
+    assert_eq!(count, declared.len(), "exported routines vs declared routines");
+}
