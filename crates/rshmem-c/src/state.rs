@@ -135,10 +135,11 @@ impl<T> OrExit<T> for rshmem::Result<T> {
     }
 }
 
-/// A PE number argument of a world-numbered routine; negative or too large is an error.
+/// A PE number argument. Negative numbers are refused here; the runtime checks the upper
+/// bound against the context's team (the world, or a team context's team).
 #[inline]
 pub(crate) fn pe_arg(call: &str, ctx: &Ctx, pe: c_int) -> usize {
-    if pe >= 0 && (pe as usize) < ctx.n_pes() {
+    if pe >= 0 {
         return pe as usize;
     }
     bad_pe(call, "pe", pe as i64, ctx.n_pes())
