@@ -63,6 +63,11 @@ struct PeState {
     stream: Option<UnixStream>,
     connected: bool,
     finalized: bool,
+    /// A reader thread is draining this PE's frames.
+    reading: bool,
+    /// The PE exited but its reader has not reached the end of its frames yet: judge the
+    /// exit only after every frame it sent (its finalize, say) has been seen.
+    exit_unjudged: Option<ExitStatus>,
     exited: Option<ExitStatus>,
     pending: Option<Contribution>,
 }
@@ -412,6 +417,7 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
                     if let Ok(reader) = stream.try_clone() {
                         let events = tx.clone();
                         std::thread::spawn(move || reader_loop(pe, reader, events));
+                        job.pes[pe].reading = true;
                     }
                     job.pes[pe].stream = Some(stream);
                     job.pes[pe].connected = true;
@@ -421,7 +427,12 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
             Ok(Event::Disconnected { pe }) => {
                 job.pes[pe].stream = None;
+                job.pes[pe].reading = false;
+                if let Some(status) = job.pes[pe].exit_unjudged.take() {
+                    job.on_exit(pe, status);
+                }
             }
+            Ok(Event::Exited { pe, status }) if job.pes[pe].reading => job.pes[pe].exit_unjudged = Some(status),
             Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
