@@ -63,12 +63,11 @@ struct PeState {
     stream: Option<UnixStream>,
     connected: bool,
     finalized: bool,
-    /// A reader thread is draining this PE's frames.
-    reading: bool,
-    /// The PE exited but its reader has not reached the end of its frames yet: judge the
-    /// exit only after every frame it sent (its finalize, say) has been seen.
-    exit_unjudged: Option<ExitStatus>,
     exited: Option<ExitStatus>,
+    /// The reader saw the socket close: every frame the PE sent has been handled.
+    disconnected: bool,
+    /// An exit reported before the PE's last frames were read (judged once they are).
+    exit_seen: Option<(ExitStatus, Instant)>,
     pending: Option<Contribution>,
 }
 
@@ -216,7 +215,11 @@ impl Job {
     }
 
     fn live(&self) -> impl Iterator<Item = (usize, &PeState)> {
-        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none())
+        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none() && p.exit_seen.is_none())
+    }
+
+    fn unfinished(&self) -> bool {
+        self.pes.iter().any(|p| p.exited.is_none())
     }
 
     fn signal_live(&self, sig: Signal) {
@@ -322,6 +325,40 @@ impl Job {
         self.try_complete_round();
     }
 
+    /// A child exited. Its reader may still hold frames it sent before exiting (its
+    /// Finalize, say): judge the exit only once the reader has seen the socket close.
+    fn on_child_exit(&mut self, pe: usize, status: ExitStatus) {
+        let p = &mut self.pes[pe];
+        if p.connected && !p.disconnected {
+            p.exit_seen = Some((status, Instant::now()));
+        } else {
+            self.on_exit(pe, status);
+        }
+    }
+
+    fn on_disconnect(&mut self, pe: usize) {
+        let p = &mut self.pes[pe];
+        p.disconnected = true;
+        p.stream = None;
+        if let Some((status, _)) = p.exit_seen.take() {
+            self.on_exit(pe, status);
+        }
+    }
+
+    /// Exits whose socket stayed open (a forked child holds it) are judged after a grace.
+    fn judge_stale_exits(&mut self) {
+        let stale: Vec<(usize, ExitStatus)> = self
+            .pes
+            .iter()
+            .enumerate()
+            .filter_map(|(pe, p)| p.exit_seen.filter(|(_, t)| t.elapsed() > Duration::from_secs(1)).map(|(s, _)| (pe, s)))
+            .collect();
+        for (pe, status) in stale {
+            self.pes[pe].exit_seen = None;
+            self.on_exit(pe, status);
+        }
+    }
+
     fn on_exit(&mut self, pe: usize, status: ExitStatus) {
         let p = &mut self.pes[pe];
         p.exited = Some(status);
@@ -400,7 +437,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
         });
     }
     let started = Instant::now();
-    while job.live().count() > 0 {
+    while job.unfinished() {
+        job.judge_stale_exits();
         let mut wait = Duration::from_millis(200);
         if let Some(t) = opts.timeout {
             wait = wait.min(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
@@ -417,7 +455,6 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
                     if let Ok(reader) = stream.try_clone() {
                         let events = tx.clone();
                         std::thread::spawn(move || reader_loop(pe, reader, events));
-                        job.pes[pe].reading = true;
                     }
                     job.pes[pe].stream = Some(stream);
                     job.pes[pe].connected = true;
@@ -425,15 +462,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             }
             Ok(Event::Refused(why)) => job.say(&format!("refused a connection: {why}")),
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
-            Ok(Event::Disconnected { pe }) => {
-                job.pes[pe].stream = None;
-                job.pes[pe].reading = false;
-                if let Some(status) = job.pes[pe].exit_unjudged.take() {
-                    job.on_exit(pe, status);
-                }
-            }
-            Ok(Event::Exited { pe, status }) if job.pes[pe].reading => job.pes[pe].exit_unjudged = Some(status),
-            Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
+            Ok(Event::Disconnected { pe }) => job.on_disconnect(pe),
+            Ok(Event::Exited { pe, status }) => job.on_child_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
