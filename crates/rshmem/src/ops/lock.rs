@@ -110,8 +110,8 @@ impl Ctx {
     }
 
     /// Acquires the lock `lock[index]` if no PE holds it; never waits. Returns `true` when
-    /// this call acquired it, `false` when it was held (OpenSHMEM's `shmem_test_lock`
-    /// returns 0 and 1 for these).
+    /// this call acquired it, `false` when it was held or queued for, by any PE this one
+    /// included (OpenSHMEM's `shmem_test_lock` returns 0 and 1 for these).
     pub fn test_lock(&self, lock: &Sym<u64>, index: usize) -> Result<bool> {
         self.test_lock_addr(self.element("test_lock", "lock", lock, index, self.my_pe())?)
     }
