@@ -24,6 +24,17 @@
 #define SHMEM_CMP_LT 4
 #define SHMEM_CMP_LE 5
 #define SHMEM_TEAM_NUM_CONTEXTS 1L
+#define SHMEM_SYNC_SIZE 34
+#define SHMEM_BARRIER_SYNC_SIZE 34
+#define SHMEM_BCAST_SYNC_SIZE 34
+#define SHMEM_COLLECT_SYNC_SIZE 34
+#define SHMEM_REDUCE_SYNC_SIZE 34
+#define SHMEM_ALLTOALL_SYNC_SIZE 34
+#define SHMEM_ALLTOALLS_SYNC_SIZE 34
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
 #define SHMEM_MALLOC_ATOMICS_REMOTE 1L
 #define SHMEM_MALLOC_SIGNAL_REMOTE 2L
 /* Deprecated spellings. */
@@ -37,6 +48,12 @@
 #define _SHMEM_CMP_GE SHMEM_CMP_GE
 #define _SHMEM_CMP_LT SHMEM_CMP_LT
 #define _SHMEM_CMP_LE SHMEM_CMP_LE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +66,9 @@ typedef struct {
     int num_contexts;
 } shmem_team_config_t;
 #define SHMEM_CTX_DEFAULT ((shmem_ctx_t)(uintptr_t)1)
+#define SHMEM_CTX_SERIALIZED 1L
+#define SHMEM_CTX_PRIVATE 2L
+#define SHMEM_CTX_NOSTORE 4L
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)(uintptr_t)0)
 #define SHMEM_TEAM_WORLD ((shmem_team_t)(uintptr_t)1)
 #define SHMEM_TEAM_SHARED ((shmem_team_t)(uintptr_t)2)
@@ -103,6 +123,12 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team);
 void shmem_team_destroy(shmem_team_t team);
 int shmem_team_sync(shmem_team_t team);
+
+/* ---- Communication contexts ---- */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /* ---- RMA: sized and byte forms ---- */
 void shmem_put8(void *dest, const void *source, size_t nelems, int pe);
@@ -889,9 +915,656 @@ size_t shmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *ind
 size_t shmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const uint64_t *cmp_values);
 size_t shmem_size_test_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const size_t *cmp_values);
 size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const ptrdiff_t *cmp_values);
+
+/* ---- Atomics: fetch, set, swap ---- */
+int shmem_int_atomic_fetch(const int *source, int pe);
+int shmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe);
+long shmem_long_atomic_fetch(const long *source, int pe);
+long shmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe);
+long long shmem_longlong_atomic_fetch(const long long *source, int pe);
+long long shmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe);
+unsigned int shmem_uint_atomic_fetch(const unsigned int *source, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe);
+unsigned long shmem_ulong_atomic_fetch(const unsigned long *source, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe);
+unsigned long long shmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe);
+int32_t shmem_int32_atomic_fetch(const int32_t *source, int pe);
+int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe);
+int64_t shmem_int64_atomic_fetch(const int64_t *source, int pe);
+int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe);
+uint32_t shmem_uint32_atomic_fetch(const uint32_t *source, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe);
+uint64_t shmem_uint64_atomic_fetch(const uint64_t *source, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe);
+size_t shmem_size_atomic_fetch(const size_t *source, int pe);
+size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe);
+ptrdiff_t shmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe);
+float shmem_float_atomic_fetch(const float *source, int pe);
+float shmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe);
+double shmem_double_atomic_fetch(const double *source, int pe);
+double shmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe);
+void shmem_int_atomic_set(int *dest, int value, int pe);
+void shmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe);
+void shmem_long_atomic_set(long *dest, long value, int pe);
+void shmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe);
+void shmem_longlong_atomic_set(long long *dest, long long value, int pe);
+void shmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+void shmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_size_atomic_set(size_t *dest, size_t value, int pe);
+void shmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+void shmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_float_atomic_set(float *dest, float value, int pe);
+void shmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe);
+void shmem_double_atomic_set(double *dest, double value, int pe);
+void shmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe);
+int shmem_int_atomic_swap(int *dest, int value, int pe);
+int shmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe);
+long shmem_long_atomic_swap(long *dest, long value, int pe);
+long shmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe);
+long long shmem_longlong_atomic_swap(long long *dest, long long value, int pe);
+long long shmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+unsigned int shmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
+unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
+unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
+int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
+int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+size_t shmem_size_atomic_swap(size_t *dest, size_t value, int pe);
+size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ptrdiff_t shmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+float shmem_float_atomic_swap(float *dest, float value, int pe);
+float shmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe);
+double shmem_double_atomic_swap(double *dest, double value, int pe);
+double shmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe);
+void shmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe);
+void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe);
+void shmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe);
+void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe);
+void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe);
+void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe);
+void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe);
+void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe);
+void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe);
+void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe);
+void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe);
+void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe);
+void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int32_t *source, int pe);
+void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe);
+void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int64_t *source, int pe);
+void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe);
+void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *source, int pe);
+void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe);
+void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *source, int pe);
+void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe);
+void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe);
+void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe);
+void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *source, int pe);
+void shmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe);
+void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe);
+void shmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe);
+void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe);
+void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
+void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
+void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe);
+void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
+void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe);
+void shmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe);
+void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe);
+
+/* ---- Atomics: arithmetic ---- */
+int shmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
+int shmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe);
+long shmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
+long shmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe);
+long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);
+long long shmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe);
+unsigned int shmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+unsigned long shmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+unsigned long long shmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+int32_t shmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
+int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe);
+int64_t shmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
+int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe);
+uint32_t shmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+uint64_t shmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+size_t shmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
+size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe);
+ptrdiff_t shmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe);
+void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe);
+void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe);
+void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe);
+void shmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe);
+void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe);
+void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe);
+void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe);
+void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe);
+void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe);
+void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+void shmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe);
+void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe);
+void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+int shmem_int_atomic_fetch_inc(int *dest, int pe);
+int shmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe);
+long shmem_long_atomic_fetch_inc(long *dest, int pe);
+long shmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe);
+long long shmem_longlong_atomic_fetch_inc(long long *dest, int pe);
+long long shmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe);
+unsigned int shmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+unsigned long shmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+unsigned long long shmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe);
+int32_t shmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+int64_t shmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+uint32_t shmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+uint64_t shmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+size_t shmem_size_atomic_fetch_inc(size_t *dest, int pe);
+size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe);
+void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe);
+void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe);
+void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe);
+void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe);
+void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe);
+void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe);
+void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe);
+void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe);
+void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe);
+void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe);
+void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe);
+void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe);
+void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe);
+void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe);
+void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe);
+void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe);
+void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe);
+void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe);
+void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe);
+void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe);
+void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+void shmem_int_atomic_inc(int *dest, int pe);
+void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe);
+void shmem_long_atomic_inc(long *dest, int pe);
+void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe);
+void shmem_longlong_atomic_inc(long long *dest, int pe);
+void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe);
+void shmem_uint_atomic_inc(unsigned int *dest, int pe);
+void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+void shmem_ulong_atomic_inc(unsigned long *dest, int pe);
+void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
+void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe);
+void shmem_int32_atomic_inc(int32_t *dest, int pe);
+void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+void shmem_int64_atomic_inc(int64_t *dest, int pe);
+void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+void shmem_uint32_atomic_inc(uint32_t *dest, int pe);
+void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+void shmem_uint64_atomic_inc(uint64_t *dest, int pe);
+void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+void shmem_size_atomic_inc(size_t *dest, int pe);
+void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
+void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+int shmem_int_atomic_fetch_add(int *dest, int value, int pe);
+int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+long shmem_long_atomic_fetch_add(long *dest, long value, int pe);
+long shmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+long long shmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
+long long shmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+unsigned int shmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+size_t shmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
+size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe);
+void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe);
+void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe);
+void shmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe);
+void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe);
+void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_int_atomic_add(int *dest, int value, int pe);
+void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+void shmem_long_atomic_add(long *dest, long value, int pe);
+void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+void shmem_longlong_atomic_add(long long *dest, long long value, int pe);
+void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_size_atomic_add(size_t *dest, size_t value, int pe);
+void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/* ---- Atomics: bitwise ---- */
+unsigned int shmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+unsigned int shmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+unsigned int shmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
+void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/* ---- Atomics: deprecated names ---- */
+int shmem_int_fetch(const int *source, int pe);
+long shmem_long_fetch(const long *source, int pe);
+long long shmem_longlong_fetch(const long long *source, int pe);
+float shmem_float_fetch(const float *source, int pe);
+double shmem_double_fetch(const double *source, int pe);
+void shmem_int_set(int *dest, int value, int pe);
+void shmem_long_set(long *dest, long value, int pe);
+void shmem_longlong_set(long long *dest, long long value, int pe);
+void shmem_float_set(float *dest, float value, int pe);
+void shmem_double_set(double *dest, double value, int pe);
+int shmem_int_swap(int *dest, int value, int pe);
+long shmem_long_swap(long *dest, long value, int pe);
+long long shmem_longlong_swap(long long *dest, long long value, int pe);
+float shmem_float_swap(float *dest, float value, int pe);
+double shmem_double_swap(double *dest, double value, int pe);
+
+/* ---- Atomics: deprecated names (integers) ---- */
+int shmem_int_cswap(int *dest, int cond, int value, int pe);
+long shmem_long_cswap(long *dest, long cond, long value, int pe);
+long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe);
+int shmem_int_finc(int *dest, int pe);
+long shmem_long_finc(long *dest, int pe);
+long long shmem_longlong_finc(long long *dest, int pe);
+void shmem_int_inc(int *dest, int pe);
+void shmem_long_inc(long *dest, int pe);
+void shmem_longlong_inc(long long *dest, int pe);
+int shmem_int_fadd(int *dest, int value, int pe);
+long shmem_long_fadd(long *dest, long value, int pe);
+long long shmem_longlong_fadd(long long *dest, long long value, int pe);
+void shmem_int_add(int *dest, int value, int pe);
+void shmem_long_add(long *dest, long value, int pe);
+void shmem_longlong_add(long long *dest, long long value, int pe);
+
+/* ---- Signals: put with signal ---- */
+void shmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_float_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_double_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_char_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_schar_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_short_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_long_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longlong_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uchar_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ushort_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulong_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulonglong_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int8_put_signal(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int16_put_signal(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int32_put_signal(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int64_put_signal(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint8_put_signal(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint16_put_signal(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint32_put_signal(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint64_put_signal(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_size_put_signal(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ptrdiff_put_signal(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uchar_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int8_put_signal_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int16_put_signal_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint8_put_signal_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint16_put_signal_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 /* Deprecated untyped forms (long). */
 void shmem_wait(long *ivar, long cmp_value);
 void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+
+/* ---- Signals: sized and byte forms, updates, fetch, wait ---- */
+void shmem_put8_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put8_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put16_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put16_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put32_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put32_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put64_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put64_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put128_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put128_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put8_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put8_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put16_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put16_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put32_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put32_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put64_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put64_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_put128_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put128_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- Distributed locks ---- */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
+/* ---- Active-set collectives (deprecated): pSync arrays of SHMEM_*_SYNC_SIZE longs ---- */
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoall32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoall64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 
 /* ---- Memory ordering ---- */
 void shmem_fence(void);
@@ -1317,6 +1990,322 @@ inline size_t shmem_test_some_vector(unsigned short *ivars, size_t nelems, size_
 inline size_t shmem_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline int shmem_atomic_fetch(const int *source, int pe) { return shmem_int_atomic_fetch(source, pe); }
+inline int shmem_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_atomic_fetch(ctx, source, pe); }
+inline long shmem_atomic_fetch(const long *source, int pe) { return shmem_long_atomic_fetch(source, pe); }
+inline long shmem_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_atomic_fetch(ctx, source, pe); }
+inline long long shmem_atomic_fetch(const long long *source, int pe) { return shmem_longlong_atomic_fetch(source, pe); }
+inline long long shmem_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_atomic_fetch(ctx, source, pe); }
+inline unsigned int shmem_atomic_fetch(const unsigned int *source, int pe) { return shmem_uint_atomic_fetch(source, pe); }
+inline unsigned int shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_atomic_fetch(ctx, source, pe); }
+inline unsigned long shmem_atomic_fetch(const unsigned long *source, int pe) { return shmem_ulong_atomic_fetch(source, pe); }
+inline unsigned long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_atomic_fetch(ctx, source, pe); }
+inline unsigned long long shmem_atomic_fetch(const unsigned long long *source, int pe) { return shmem_ulonglong_atomic_fetch(source, pe); }
+inline unsigned long long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe) { return shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe); }
+inline float shmem_atomic_fetch(const float *source, int pe) { return shmem_float_atomic_fetch(source, pe); }
+inline float shmem_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_atomic_fetch(ctx, source, pe); }
+inline double shmem_atomic_fetch(const double *source, int pe) { return shmem_double_atomic_fetch(source, pe); }
+inline double shmem_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_atomic_fetch(ctx, source, pe); }
+inline void shmem_atomic_set(int *dest, int value, int pe) { return shmem_int_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(long *dest, long value, int pe) { return shmem_long_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(long long *dest, long long value, int pe) { return shmem_longlong_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(float *dest, float value, int pe) { return shmem_float_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) { return shmem_ctx_float_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(double *dest, double value, int pe) { return shmem_double_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) { return shmem_ctx_double_atomic_set(ctx, dest, value, pe); }
+inline int shmem_atomic_swap(int *dest, int value, int pe) { return shmem_int_atomic_swap(dest, value, pe); }
+inline int shmem_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_swap(ctx, dest, value, pe); }
+inline long shmem_atomic_swap(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
+inline long shmem_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_swap(ctx, dest, value, pe); }
+inline long long shmem_atomic_swap(long long *dest, long long value, int pe) { return shmem_longlong_atomic_swap(dest, value, pe); }
+inline long long shmem_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_swap(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_swap(dest, value, pe); }
+inline unsigned int shmem_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_swap(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_swap(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap(dest, value, pe); }
+inline unsigned long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap(dest, value, pe); }
+inline unsigned long long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe); }
+inline float shmem_atomic_swap(float *dest, float value, int pe) { return shmem_float_atomic_swap(dest, value, pe); }
+inline float shmem_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) { return shmem_ctx_float_atomic_swap(ctx, dest, value, pe); }
+inline double shmem_atomic_swap(double *dest, double value, int pe) { return shmem_double_atomic_swap(dest, value, pe); }
+inline double shmem_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) { return shmem_ctx_double_atomic_swap(ctx, dest, value, pe); }
+inline void shmem_atomic_fetch_nbi(int *fetch, const int *source, int pe) { return shmem_int_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe) { return shmem_ctx_int_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(long *fetch, const long *source, int pe) { return shmem_long_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe) { return shmem_ctx_long_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(long long *fetch, const long long *source, int pe) { return shmem_longlong_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe) { return shmem_ctx_longlong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe) { return shmem_uint_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe) { return shmem_ctx_uint_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe) { return shmem_ulong_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe) { return shmem_ctx_ulong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe) { return shmem_ulonglong_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe) { return shmem_ctx_ulonglong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(float *fetch, const float *source, int pe) { return shmem_float_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe) { return shmem_ctx_float_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(double *fetch, const double *source, int pe) { return shmem_double_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe) { return shmem_ctx_double_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_swap_nbi(int *fetch, int *dest, int value, int pe) { return shmem_int_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { return shmem_ctx_int_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(long *fetch, long *dest, long value, int pe) { return shmem_long_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { return shmem_ctx_long_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe) { return shmem_longlong_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(float *fetch, float *dest, float value, int pe) { return shmem_float_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) { return shmem_ctx_float_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(double *fetch, double *dest, double value, int pe) { return shmem_double_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) { return shmem_ctx_double_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline int shmem_atomic_compare_swap(int *dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
+inline int shmem_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) { return shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline long shmem_atomic_compare_swap(long *dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
+inline long shmem_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) { return shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline long long shmem_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
+inline long long shmem_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { return shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline unsigned int shmem_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
+inline unsigned int shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline unsigned long shmem_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
+inline unsigned long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline unsigned long long shmem_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+inline unsigned long long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) { return shmem_ctx_int_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) { return shmem_ctx_long_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) { return shmem_ctx_longlong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_ctx_uint_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline int shmem_atomic_fetch_inc(int *dest, int pe) { return shmem_int_atomic_fetch_inc(dest, pe); }
+inline int shmem_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) { return shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe); }
+inline long shmem_atomic_fetch_inc(long *dest, int pe) { return shmem_long_atomic_fetch_inc(dest, pe); }
+inline long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) { return shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe); }
+inline long long shmem_atomic_fetch_inc(long long *dest, int pe) { return shmem_longlong_atomic_fetch_inc(dest, pe); }
+inline long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) { return shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe); }
+inline unsigned int shmem_atomic_fetch_inc(unsigned int *dest, int pe) { return shmem_uint_atomic_fetch_inc(dest, pe); }
+inline unsigned int shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { return shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe); }
+inline unsigned long shmem_atomic_fetch_inc(unsigned long *dest, int pe) { return shmem_ulong_atomic_fetch_inc(dest, pe); }
+inline unsigned long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { return shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe); }
+inline unsigned long long shmem_atomic_fetch_inc(unsigned long long *dest, int pe) { return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+inline unsigned long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { return shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe) { return shmem_int_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) { return shmem_ctx_int_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe) { return shmem_long_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) { return shmem_ctx_long_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe) { return shmem_longlong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) { return shmem_ctx_longlong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe) { return shmem_uint_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) { return shmem_ctx_uint_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe) { return shmem_ulong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) { return shmem_ctx_ulong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe) { return shmem_ulonglong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe) { return shmem_ctx_ulonglong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_inc(int *dest, int pe) { return shmem_int_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) { return shmem_ctx_int_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(long *dest, int pe) { return shmem_long_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) { return shmem_ctx_long_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(long long *dest, int pe) { return shmem_longlong_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) { return shmem_ctx_longlong_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(unsigned int *dest, int pe) { return shmem_uint_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { return shmem_ctx_uint_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(unsigned long *dest, int pe) { return shmem_ulong_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { return shmem_ctx_ulong_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(unsigned long long *dest, int pe) { return shmem_ulonglong_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { return shmem_ctx_ulonglong_atomic_inc(ctx, dest, pe); }
+inline int shmem_atomic_fetch_add(int *dest, int value, int pe) { return shmem_int_atomic_fetch_add(dest, value, pe); }
+inline int shmem_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe); }
+inline long shmem_atomic_fetch_add(long *dest, long value, int pe) { return shmem_long_atomic_fetch_add(dest, value, pe); }
+inline long shmem_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe); }
+inline long long shmem_atomic_fetch_add(long long *dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add(dest, value, pe); }
+inline long long shmem_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe) { return shmem_int_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { return shmem_ctx_int_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe) { return shmem_long_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { return shmem_ctx_long_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_add(int *dest, int value, int pe) { return shmem_int_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(long *dest, long value, int pe) { return shmem_long_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(long long *dest, long long value, int pe) { return shmem_longlong_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_add(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_and(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_and(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_and(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_and(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_and(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_or(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_or(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_or(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_or(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_or(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_xor(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_xor(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_xor(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_xor(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_xor(ctx, dest, value, pe); }
+inline int shmem_fetch(const int *source, int pe) { return shmem_int_fetch(source, pe); }
+inline long shmem_fetch(const long *source, int pe) { return shmem_long_fetch(source, pe); }
+inline long long shmem_fetch(const long long *source, int pe) { return shmem_longlong_fetch(source, pe); }
+inline float shmem_fetch(const float *source, int pe) { return shmem_float_fetch(source, pe); }
+inline double shmem_fetch(const double *source, int pe) { return shmem_double_fetch(source, pe); }
+inline void shmem_set(int *dest, int value, int pe) { return shmem_int_set(dest, value, pe); }
+inline void shmem_set(long *dest, long value, int pe) { return shmem_long_set(dest, value, pe); }
+inline void shmem_set(long long *dest, long long value, int pe) { return shmem_longlong_set(dest, value, pe); }
+inline void shmem_set(float *dest, float value, int pe) { return shmem_float_set(dest, value, pe); }
+inline void shmem_set(double *dest, double value, int pe) { return shmem_double_set(dest, value, pe); }
+inline int shmem_swap(int *dest, int value, int pe) { return shmem_int_swap(dest, value, pe); }
+inline long shmem_swap(long *dest, long value, int pe) { return shmem_long_swap(dest, value, pe); }
+inline long long shmem_swap(long long *dest, long long value, int pe) { return shmem_longlong_swap(dest, value, pe); }
+inline float shmem_swap(float *dest, float value, int pe) { return shmem_float_swap(dest, value, pe); }
+inline double shmem_swap(double *dest, double value, int pe) { return shmem_double_swap(dest, value, pe); }
+inline int shmem_cswap(int *dest, int cond, int value, int pe) { return shmem_int_cswap(dest, cond, value, pe); }
+inline long shmem_cswap(long *dest, long cond, long value, int pe) { return shmem_long_cswap(dest, cond, value, pe); }
+inline long long shmem_cswap(long long *dest, long long cond, long long value, int pe) { return shmem_longlong_cswap(dest, cond, value, pe); }
+inline int shmem_finc(int *dest, int pe) { return shmem_int_finc(dest, pe); }
+inline long shmem_finc(long *dest, int pe) { return shmem_long_finc(dest, pe); }
+inline long long shmem_finc(long long *dest, int pe) { return shmem_longlong_finc(dest, pe); }
+inline void shmem_inc(int *dest, int pe) { return shmem_int_inc(dest, pe); }
+inline void shmem_inc(long *dest, int pe) { return shmem_long_inc(dest, pe); }
+inline void shmem_inc(long long *dest, int pe) { return shmem_longlong_inc(dest, pe); }
+inline int shmem_fadd(int *dest, int value, int pe) { return shmem_int_fadd(dest, value, pe); }
+inline long shmem_fadd(long *dest, long value, int pe) { return shmem_long_fadd(dest, value, pe); }
+inline long long shmem_fadd(long long *dest, long long value, int pe) { return shmem_longlong_fadd(dest, value, pe); }
+inline void shmem_add(int *dest, int value, int pe) { return shmem_int_add(dest, value, pe); }
+inline void shmem_add(long *dest, long value, int pe) { return shmem_long_add(dest, value, pe); }
+inline void shmem_add(long long *dest, long long value, int pe) { return shmem_longlong_add(dest, value, pe); }
+inline void shmem_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_float_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_double_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_double_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_char_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_char_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_schar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_schar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_short_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_short_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_int_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_int_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_long_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_long_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_longlong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_longlong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_uchar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_uchar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ushort_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_ushort_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_uint_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_uint_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ulong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_ulong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ulonglong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_ulonglong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_longdouble_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_longdouble_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_float_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_float_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_double_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_double_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_char_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_char_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_schar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_schar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_short_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_short_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_int_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_int_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_long_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_long_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_longlong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_longlong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_uchar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_uchar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ushort_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_ushort_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_uint_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_uint_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ulong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_ulong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ulonglong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_ulonglong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_longdouble_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_longdouble_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 /* Selected when no association matches: calling it with arguments does not compile. */
 void rshmem_generic_nomatch(void);
@@ -1351,6 +2340,38 @@ void rshmem_generic_nomatch(void);
 #define shmem_test_all_vector(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), short *: shmem_short_test_all_vector, int *: shmem_int_test_all_vector, long *: shmem_long_test_all_vector, long long *: shmem_longlong_test_all_vector, unsigned short *: shmem_ushort_test_all_vector, unsigned int *: shmem_uint_test_all_vector, unsigned long *: shmem_ulong_test_all_vector, unsigned long long *: shmem_ulonglong_test_all_vector, default: rshmem_generic_nomatch)(__VA_ARGS__)
 #define shmem_test_any_vector(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), short *: shmem_short_test_any_vector, int *: shmem_int_test_any_vector, long *: shmem_long_test_any_vector, long long *: shmem_longlong_test_any_vector, unsigned short *: shmem_ushort_test_any_vector, unsigned int *: shmem_uint_test_any_vector, unsigned long *: shmem_ulong_test_any_vector, unsigned long long *: shmem_ulonglong_test_any_vector, default: rshmem_generic_nomatch)(__VA_ARGS__)
 #define shmem_test_some_vector(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), short *: shmem_short_test_some_vector, int *: shmem_int_test_some_vector, long *: shmem_long_test_some_vector, long long *: shmem_longlong_test_some_vector, unsigned short *: shmem_ushort_test_some_vector, unsigned int *: shmem_uint_test_some_vector, unsigned long *: shmem_ulong_test_some_vector, unsigned long long *: shmem_ulonglong_test_some_vector, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), const int *: shmem_ctx_int_atomic_fetch, int *: shmem_ctx_int_atomic_fetch, const long *: shmem_ctx_long_atomic_fetch, long *: shmem_ctx_long_atomic_fetch, const long long *: shmem_ctx_longlong_atomic_fetch, long long *: shmem_ctx_longlong_atomic_fetch, const unsigned int *: shmem_ctx_uint_atomic_fetch, unsigned int *: shmem_ctx_uint_atomic_fetch, const unsigned long *: shmem_ctx_ulong_atomic_fetch, unsigned long *: shmem_ctx_ulong_atomic_fetch, const unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, const float *: shmem_ctx_float_atomic_fetch, float *: shmem_ctx_float_atomic_fetch, const double *: shmem_ctx_double_atomic_fetch, double *: shmem_ctx_double_atomic_fetch, default: rshmem_generic_nomatch), const int *: shmem_int_atomic_fetch, int *: shmem_int_atomic_fetch, const long *: shmem_long_atomic_fetch, long *: shmem_long_atomic_fetch, const long long *: shmem_longlong_atomic_fetch, long long *: shmem_longlong_atomic_fetch, const unsigned int *: shmem_uint_atomic_fetch, unsigned int *: shmem_uint_atomic_fetch, const unsigned long *: shmem_ulong_atomic_fetch, unsigned long *: shmem_ulong_atomic_fetch, const unsigned long long *: shmem_ulonglong_atomic_fetch, unsigned long long *: shmem_ulonglong_atomic_fetch, const float *: shmem_float_atomic_fetch, float *: shmem_float_atomic_fetch, const double *: shmem_double_atomic_fetch, double *: shmem_double_atomic_fetch, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_set(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_set, long *: shmem_ctx_long_atomic_set, long long *: shmem_ctx_longlong_atomic_set, unsigned int *: shmem_ctx_uint_atomic_set, unsigned long *: shmem_ctx_ulong_atomic_set, unsigned long long *: shmem_ctx_ulonglong_atomic_set, float *: shmem_ctx_float_atomic_set, double *: shmem_ctx_double_atomic_set, default: rshmem_generic_nomatch), int *: shmem_int_atomic_set, long *: shmem_long_atomic_set, long long *: shmem_longlong_atomic_set, unsigned int *: shmem_uint_atomic_set, unsigned long *: shmem_ulong_atomic_set, unsigned long long *: shmem_ulonglong_atomic_set, float *: shmem_float_atomic_set, double *: shmem_double_atomic_set, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_swap(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_swap, long *: shmem_ctx_long_atomic_swap, long long *: shmem_ctx_longlong_atomic_swap, unsigned int *: shmem_ctx_uint_atomic_swap, unsigned long *: shmem_ctx_ulong_atomic_swap, unsigned long long *: shmem_ctx_ulonglong_atomic_swap, float *: shmem_ctx_float_atomic_swap, double *: shmem_ctx_double_atomic_swap, default: rshmem_generic_nomatch), int *: shmem_int_atomic_swap, long *: shmem_long_atomic_swap, long long *: shmem_longlong_atomic_swap, unsigned int *: shmem_uint_atomic_swap, unsigned long *: shmem_ulong_atomic_swap, unsigned long long *: shmem_ulonglong_atomic_swap, float *: shmem_float_atomic_swap, double *: shmem_double_atomic_swap, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_fetch_nbi, long *: shmem_ctx_long_atomic_fetch_nbi, long long *: shmem_ctx_longlong_atomic_fetch_nbi, unsigned int *: shmem_ctx_uint_atomic_fetch_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_nbi, float *: shmem_ctx_float_atomic_fetch_nbi, double *: shmem_ctx_double_atomic_fetch_nbi, default: rshmem_generic_nomatch), int *: shmem_int_atomic_fetch_nbi, long *: shmem_long_atomic_fetch_nbi, long long *: shmem_longlong_atomic_fetch_nbi, unsigned int *: shmem_uint_atomic_fetch_nbi, unsigned long *: shmem_ulong_atomic_fetch_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_nbi, float *: shmem_float_atomic_fetch_nbi, double *: shmem_double_atomic_fetch_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_swap_nbi, long *: shmem_ctx_long_atomic_swap_nbi, long long *: shmem_ctx_longlong_atomic_swap_nbi, unsigned int *: shmem_ctx_uint_atomic_swap_nbi, unsigned long *: shmem_ctx_ulong_atomic_swap_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_swap_nbi, float *: shmem_ctx_float_atomic_swap_nbi, double *: shmem_ctx_double_atomic_swap_nbi, default: rshmem_generic_nomatch), int *: shmem_int_atomic_swap_nbi, long *: shmem_long_atomic_swap_nbi, long long *: shmem_longlong_atomic_swap_nbi, unsigned int *: shmem_uint_atomic_swap_nbi, unsigned long *: shmem_ulong_atomic_swap_nbi, unsigned long long *: shmem_ulonglong_atomic_swap_nbi, float *: shmem_float_atomic_swap_nbi, double *: shmem_double_atomic_swap_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_compare_swap(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_compare_swap, long *: shmem_ctx_long_atomic_compare_swap, long long *: shmem_ctx_longlong_atomic_compare_swap, unsigned int *: shmem_ctx_uint_atomic_compare_swap, unsigned long *: shmem_ctx_ulong_atomic_compare_swap, unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap, default: rshmem_generic_nomatch), int *: shmem_int_atomic_compare_swap, long *: shmem_long_atomic_compare_swap, long long *: shmem_longlong_atomic_compare_swap, unsigned int *: shmem_uint_atomic_compare_swap, unsigned long *: shmem_ulong_atomic_compare_swap, unsigned long long *: shmem_ulonglong_atomic_compare_swap, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_compare_swap_nbi, long *: shmem_ctx_long_atomic_compare_swap_nbi, long long *: shmem_ctx_longlong_atomic_compare_swap_nbi, unsigned int *: shmem_ctx_uint_atomic_compare_swap_nbi, unsigned long *: shmem_ctx_ulong_atomic_compare_swap_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap_nbi, default: rshmem_generic_nomatch), int *: shmem_int_atomic_compare_swap_nbi, long *: shmem_long_atomic_compare_swap_nbi, long long *: shmem_longlong_atomic_compare_swap_nbi, unsigned int *: shmem_uint_atomic_compare_swap_nbi, unsigned long *: shmem_ulong_atomic_compare_swap_nbi, unsigned long long *: shmem_ulonglong_atomic_compare_swap_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_fetch_inc, long *: shmem_ctx_long_atomic_fetch_inc, long long *: shmem_ctx_longlong_atomic_fetch_inc, unsigned int *: shmem_ctx_uint_atomic_fetch_inc, unsigned long *: shmem_ctx_ulong_atomic_fetch_inc, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc, default: rshmem_generic_nomatch), int *: shmem_int_atomic_fetch_inc, long *: shmem_long_atomic_fetch_inc, long long *: shmem_longlong_atomic_fetch_inc, unsigned int *: shmem_uint_atomic_fetch_inc, unsigned long *: shmem_ulong_atomic_fetch_inc, unsigned long long *: shmem_ulonglong_atomic_fetch_inc, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_fetch_inc_nbi, long *: shmem_ctx_long_atomic_fetch_inc_nbi, long long *: shmem_ctx_longlong_atomic_fetch_inc_nbi, unsigned int *: shmem_ctx_uint_atomic_fetch_inc_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_inc_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc_nbi, default: rshmem_generic_nomatch), int *: shmem_int_atomic_fetch_inc_nbi, long *: shmem_long_atomic_fetch_inc_nbi, long long *: shmem_longlong_atomic_fetch_inc_nbi, unsigned int *: shmem_uint_atomic_fetch_inc_nbi, unsigned long *: shmem_ulong_atomic_fetch_inc_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_inc_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_inc(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_inc, long *: shmem_ctx_long_atomic_inc, long long *: shmem_ctx_longlong_atomic_inc, unsigned int *: shmem_ctx_uint_atomic_inc, unsigned long *: shmem_ctx_ulong_atomic_inc, unsigned long long *: shmem_ctx_ulonglong_atomic_inc, default: rshmem_generic_nomatch), int *: shmem_int_atomic_inc, long *: shmem_long_atomic_inc, long long *: shmem_longlong_atomic_inc, unsigned int *: shmem_uint_atomic_inc, unsigned long *: shmem_ulong_atomic_inc, unsigned long long *: shmem_ulonglong_atomic_inc, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_add(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_fetch_add, long *: shmem_ctx_long_atomic_fetch_add, long long *: shmem_ctx_longlong_atomic_fetch_add, unsigned int *: shmem_ctx_uint_atomic_fetch_add, unsigned long *: shmem_ctx_ulong_atomic_fetch_add, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add, default: rshmem_generic_nomatch), int *: shmem_int_atomic_fetch_add, long *: shmem_long_atomic_fetch_add, long long *: shmem_longlong_atomic_fetch_add, unsigned int *: shmem_uint_atomic_fetch_add, unsigned long *: shmem_ulong_atomic_fetch_add, unsigned long long *: shmem_ulonglong_atomic_fetch_add, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_fetch_add_nbi, long *: shmem_ctx_long_atomic_fetch_add_nbi, long long *: shmem_ctx_longlong_atomic_fetch_add_nbi, unsigned int *: shmem_ctx_uint_atomic_fetch_add_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_add_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add_nbi, default: rshmem_generic_nomatch), int *: shmem_int_atomic_fetch_add_nbi, long *: shmem_long_atomic_fetch_add_nbi, long long *: shmem_longlong_atomic_fetch_add_nbi, unsigned int *: shmem_uint_atomic_fetch_add_nbi, unsigned long *: shmem_ulong_atomic_fetch_add_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_add_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_add(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), int *: shmem_ctx_int_atomic_add, long *: shmem_ctx_long_atomic_add, long long *: shmem_ctx_longlong_atomic_add, unsigned int *: shmem_ctx_uint_atomic_add, unsigned long *: shmem_ctx_ulong_atomic_add, unsigned long long *: shmem_ctx_ulonglong_atomic_add, default: rshmem_generic_nomatch), int *: shmem_int_atomic_add, long *: shmem_long_atomic_add, long long *: shmem_longlong_atomic_add, unsigned int *: shmem_uint_atomic_add, unsigned long *: shmem_ulong_atomic_add, unsigned long long *: shmem_ulonglong_atomic_add, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_and(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_fetch_and, unsigned long *: shmem_ctx_ulong_atomic_fetch_and, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_fetch_and, unsigned long *: shmem_ulong_atomic_fetch_and, unsigned long long *: shmem_ulonglong_atomic_fetch_and, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_fetch_and_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_and_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and_nbi, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_fetch_and_nbi, unsigned long *: shmem_ulong_atomic_fetch_and_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_and(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_and, unsigned long *: shmem_ctx_ulong_atomic_and, unsigned long long *: shmem_ctx_ulonglong_atomic_and, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_and, unsigned long *: shmem_ulong_atomic_and, unsigned long long *: shmem_ulonglong_atomic_and, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_or(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_fetch_or, unsigned long *: shmem_ctx_ulong_atomic_fetch_or, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_fetch_or, unsigned long *: shmem_ulong_atomic_fetch_or, unsigned long long *: shmem_ulonglong_atomic_fetch_or, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_fetch_or_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_or_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or_nbi, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_fetch_or_nbi, unsigned long *: shmem_ulong_atomic_fetch_or_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_or(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_or, unsigned long *: shmem_ctx_ulong_atomic_or, unsigned long long *: shmem_ctx_ulonglong_atomic_or, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_or, unsigned long *: shmem_ulong_atomic_or, unsigned long long *: shmem_ulonglong_atomic_or, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_fetch_xor, unsigned long *: shmem_ctx_ulong_atomic_fetch_xor, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_fetch_xor, unsigned long *: shmem_ulong_atomic_fetch_xor, unsigned long long *: shmem_ulonglong_atomic_fetch_xor, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_fetch_xor_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_xor_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor_nbi, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_fetch_xor_nbi, unsigned long *: shmem_ulong_atomic_fetch_xor_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_atomic_xor(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), unsigned int *: shmem_ctx_uint_atomic_xor, unsigned long *: shmem_ctx_ulong_atomic_xor, unsigned long long *: shmem_ctx_ulonglong_atomic_xor, default: rshmem_generic_nomatch), unsigned int *: shmem_uint_atomic_xor, unsigned long *: shmem_ulong_atomic_xor, unsigned long long *: shmem_ulonglong_atomic_xor, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_fetch(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), const int *: shmem_int_fetch, int *: shmem_int_fetch, const long *: shmem_long_fetch, long *: shmem_long_fetch, const long long *: shmem_longlong_fetch, long long *: shmem_longlong_fetch, const float *: shmem_float_fetch, float *: shmem_float_fetch, const double *: shmem_double_fetch, double *: shmem_double_fetch, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_set(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_set, long *: shmem_long_set, long long *: shmem_longlong_set, float *: shmem_float_set, double *: shmem_double_set, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_swap(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_swap, long *: shmem_long_swap, long long *: shmem_longlong_swap, float *: shmem_float_swap, double *: shmem_double_swap, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_cswap(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_cswap, long *: shmem_long_cswap, long long *: shmem_longlong_cswap, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_finc(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_finc, long *: shmem_long_finc, long long *: shmem_longlong_finc, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_inc(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_inc, long *: shmem_long_inc, long long *: shmem_longlong_inc, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_fadd(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_fadd, long *: shmem_long_fadd, long long *: shmem_longlong_fadd, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_add(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), int *: shmem_int_add, long *: shmem_long_add, long long *: shmem_longlong_add, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_put_signal(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), float *: shmem_ctx_float_put_signal, double *: shmem_ctx_double_put_signal, char *: shmem_ctx_char_put_signal, signed char *: shmem_ctx_schar_put_signal, short *: shmem_ctx_short_put_signal, int *: shmem_ctx_int_put_signal, long *: shmem_ctx_long_put_signal, long long *: shmem_ctx_longlong_put_signal, unsigned char *: shmem_ctx_uchar_put_signal, unsigned short *: shmem_ctx_ushort_put_signal, unsigned int *: shmem_ctx_uint_put_signal, unsigned long *: shmem_ctx_ulong_put_signal, unsigned long long *: shmem_ctx_ulonglong_put_signal, long double *: shmem_ctx_longdouble_put_signal, default: rshmem_generic_nomatch), float *: shmem_float_put_signal, double *: shmem_double_put_signal, char *: shmem_char_put_signal, signed char *: shmem_schar_put_signal, short *: shmem_short_put_signal, int *: shmem_int_put_signal, long *: shmem_long_put_signal, long long *: shmem_longlong_put_signal, unsigned char *: shmem_uchar_put_signal, unsigned short *: shmem_ushort_put_signal, unsigned int *: shmem_uint_put_signal, unsigned long *: shmem_ulong_put_signal, unsigned long long *: shmem_ulonglong_put_signal, long double *: shmem_longdouble_put_signal, default: rshmem_generic_nomatch)(__VA_ARGS__)
+#define shmem_put_signal_nbi(...) _Generic(RSHMEM_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(RSHMEM_ARG2N(__VA_ARGS__), float *: shmem_ctx_float_put_signal_nbi, double *: shmem_ctx_double_put_signal_nbi, char *: shmem_ctx_char_put_signal_nbi, signed char *: shmem_ctx_schar_put_signal_nbi, short *: shmem_ctx_short_put_signal_nbi, int *: shmem_ctx_int_put_signal_nbi, long *: shmem_ctx_long_put_signal_nbi, long long *: shmem_ctx_longlong_put_signal_nbi, unsigned char *: shmem_ctx_uchar_put_signal_nbi, unsigned short *: shmem_ctx_ushort_put_signal_nbi, unsigned int *: shmem_ctx_uint_put_signal_nbi, unsigned long *: shmem_ctx_ulong_put_signal_nbi, unsigned long long *: shmem_ctx_ulonglong_put_signal_nbi, long double *: shmem_ctx_longdouble_put_signal_nbi, default: rshmem_generic_nomatch), float *: shmem_float_put_signal_nbi, double *: shmem_double_put_signal_nbi, char *: shmem_char_put_signal_nbi, signed char *: shmem_schar_put_signal_nbi, short *: shmem_short_put_signal_nbi, int *: shmem_int_put_signal_nbi, long *: shmem_long_put_signal_nbi, long long *: shmem_longlong_put_signal_nbi, unsigned char *: shmem_uchar_put_signal_nbi, unsigned short *: shmem_ushort_put_signal_nbi, unsigned int *: shmem_uint_put_signal_nbi, unsigned long *: shmem_ulong_put_signal_nbi, unsigned long long *: shmem_ulonglong_put_signal_nbi, long double *: shmem_longdouble_put_signal_nbi, default: rshmem_generic_nomatch)(__VA_ARGS__)
 #endif /* generics */
 
 #endif /* RSHMEM_SHMEM_H */

@@ -4,8 +4,9 @@
 //! indexed by the handle's value, so a handle that was never created or was destroyed
 //! is reported, never dereferenced.
 
-use crate::state::{fatal, rt, CtxHandle, CTX_DEFAULT};
-use rshmem::{Ctx, Team};
+use crate::state::{bad_arg, fatal, rt, CtxHandle, OrExit, TeamHandle, CTX_DEFAULT};
+use rshmem::{Ctx, CtxOptions, Team};
+use std::ffi::{c_int, c_long};
 use std::sync::RwLock;
 
 /// A created context and the team it belongs to.
@@ -46,3 +47,95 @@ pub(crate) fn destroy_team_contexts(team: Team) {
         }
     }
 }
+
+/// Stores a new context in the table and returns its handle.
+fn register(ctx: Ctx, team: Team) -> CtxHandle {
+    let mut table = TABLE.write().unwrap_or_else(|p| p.into_inner());
+    let entry = Some(CtxEntry { ctx, team });
+    let i = match table.iter().position(|e| e.is_none()) {
+        Some(i) => {
+            table[i] = entry;
+            i
+        }
+        None => {
+            table.push(entry);
+            table.len() - 1
+        }
+    };
+    std::ptr::without_provenance_mut(i + 2)
+}
+
+/// `shmem_ctx_create` and `shmem_team_create_ctx`: 0 and a handle, or nonzero and
+/// `SHMEM_CTX_INVALID`.
+unsafe fn create(call: &'static str, team: Option<TeamHandle>, options: c_long, out: *mut CtxHandle) -> c_int {
+    if out.is_null() {
+        bad_arg(call, "ctx", "null pointer");
+    }
+    // SAFETY: non-null, the caller's handle variable.
+    unsafe { *out = std::ptr::null_mut() };
+    let c = rt(call);
+    let Some(opts) = CtxOptions::from_bits(options as i64) else {
+        tracing::warn!("{call}: options {options:#x} hold bits other than SHMEM_CTX_SERIALIZED, _PRIVATE, _NOSTORE");
+        return -1;
+    };
+    let made = match team {
+        None => c.create_ctx(opts).map(|x| (x, Team::WORLD)),
+        Some(h) => match crate::teams::team_of(h) {
+            None => return -1,
+            Some(t) => c.team_create_ctx(t, opts).map(|x| (x, t)),
+        },
+    };
+    match made {
+        Ok((x, t)) => {
+            // SAFETY: as above.
+            unsafe { *out = register(x, t) };
+            0
+        }
+        Err(e) => {
+            tracing::warn!("{call}: {e}");
+            -1
+        }
+    }
+}
+
+c_fn!(ctx_create, "ctx_create"; fn (options: c_long, ctx: *mut CtxHandle) -> c_int = |call| create(call, None, options, ctx));
+c_fn!(team_create_ctx, "team_create_ctx"; fn (team: TeamHandle, options: c_long, ctx: *mut CtxHandle) -> c_int =
+    |call| create(call, Some(team), options, ctx));
+
+c_fn!(ctx_destroy, "ctx_destroy"; fn (ctx: CtxHandle) = |call| {
+    let _ = rt(call);
+    let v = ctx as usize;
+    if v == 0 {
+        return;
+    }
+    if v == CTX_DEFAULT {
+        fatal(call, "argument `ctx`: SHMEM_CTX_DEFAULT cannot be destroyed");
+    }
+    let entry = TABLE.write().unwrap_or_else(|p| p.into_inner()).get_mut(v - 2).and_then(|e| e.take());
+    match entry {
+        Some(e) => e.ctx.destroy_ctx().or_exit(call),
+        None => fatal(call, format_args!("argument `ctx`: {v:#x} is not a live context handle")),
+    }
+});
+
+c_fn!(ctx_get_team, "ctx_get_team"; fn (ctx: CtxHandle, team: *mut TeamHandle) -> c_int = |call| {
+    if team.is_null() {
+        bad_arg(call, "team", "null pointer");
+    }
+    let _ = rt(call);
+    let v = ctx as usize;
+    let t = if v == 0 {
+        None
+    } else if v == CTX_DEFAULT {
+        Some(Team::WORLD)
+    } else {
+        let table = TABLE.read().unwrap_or_else(|p| p.into_inner());
+        match table.get(v - 2).and_then(|e| e.as_ref()) {
+            Some(e) => Some(e.team),
+            None => fatal(call, format_args!("argument `ctx`: {v:#x} is not a live context handle")),
+        }
+    };
+    // SAFETY: non-null, the caller's handle variable.
+    unsafe { *team = crate::teams::handle(t.unwrap_or(Team::INVALID)) };
+    if t.is_some() { 0 } else { -1 }
+});

@@ -5,7 +5,10 @@
 //! `header` test (`RSHMEM_BLESS=1 cargo test -p rshmem-c --test header` rewrites it),
 //! and the `exports` test checks that every declared routine is exported.
 
-use crate::table::{c_type, is_base_type, RMA, RMA_C_ONLY, SIZES, SYNC};
+use crate::table::{
+    c_type, is_base_type, AMO_BITWISE, AMO_DEPRECATED_EXTENDED, AMO_DEPRECATED_STANDARD, AMO_EXTENDED, AMO_STANDARD, RMA, RMA_C_ONLY,
+    SIZES, SYNC,
+};
 use std::fmt::Write;
 
 /// A family routine over a type list: one C function per TYPENAME (and its `shmem_ctx_`
@@ -157,6 +160,68 @@ const P2P: &[Op] = &[
     ),
 ];
 
+const AMO_EXT: &[Op] = &[
+    Op::new("shmem_atomic_fetch", "{T}_atomic_fetch", "$T", "const $T *source, int pe", true).const_ptr(),
+    Op::new("shmem_atomic_set", "{T}_atomic_set", "void", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_swap", "{T}_atomic_swap", "$T", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_nbi", "{T}_atomic_fetch_nbi", "void", "$T *fetch, const $T *source, int pe", true),
+    Op::new("shmem_atomic_swap_nbi", "{T}_atomic_swap_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
+];
+
+const AMO_EXT_OLD: &[Op] = &[
+    Op::new("shmem_fetch", "{T}_fetch", "$T", "const $T *source, int pe", false).const_ptr(),
+    Op::new("shmem_set", "{T}_set", "void", "$T *dest, $T value, int pe", false),
+    Op::new("shmem_swap", "{T}_swap", "$T", "$T *dest, $T value, int pe", false),
+];
+
+const AMO_STD: &[Op] = &[
+    Op::new("shmem_atomic_compare_swap", "{T}_atomic_compare_swap", "$T", "$T *dest, $T cond, $T value, int pe", true),
+    Op::new("shmem_atomic_compare_swap_nbi", "{T}_atomic_compare_swap_nbi", "void", "$T *fetch, $T *dest, $T cond, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_inc", "{T}_atomic_fetch_inc", "$T", "$T *dest, int pe", true),
+    Op::new("shmem_atomic_fetch_inc_nbi", "{T}_atomic_fetch_inc_nbi", "void", "$T *fetch, $T *dest, int pe", true),
+    Op::new("shmem_atomic_inc", "{T}_atomic_inc", "void", "$T *dest, int pe", true),
+    Op::new("shmem_atomic_fetch_add", "{T}_atomic_fetch_add", "$T", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_add_nbi", "{T}_atomic_fetch_add_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_add", "{T}_atomic_add", "void", "$T *dest, $T value, int pe", true),
+];
+
+const AMO_STD_OLD: &[Op] = &[
+    Op::new("shmem_cswap", "{T}_cswap", "$T", "$T *dest, $T cond, $T value, int pe", false),
+    Op::new("shmem_finc", "{T}_finc", "$T", "$T *dest, int pe", false),
+    Op::new("shmem_inc", "{T}_inc", "void", "$T *dest, int pe", false),
+    Op::new("shmem_fadd", "{T}_fadd", "$T", "$T *dest, $T value, int pe", false),
+    Op::new("shmem_add", "{T}_add", "void", "$T *dest, $T value, int pe", false),
+];
+
+const AMO_BIT: &[Op] = &[
+    Op::new("shmem_atomic_fetch_and", "{T}_atomic_fetch_and", "$T", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_and_nbi", "{T}_atomic_fetch_and_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_and", "{T}_atomic_and", "void", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_or", "{T}_atomic_fetch_or", "$T", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_or_nbi", "{T}_atomic_fetch_or_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_or", "{T}_atomic_or", "void", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_xor", "{T}_atomic_fetch_xor", "$T", "$T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_fetch_xor_nbi", "{T}_atomic_fetch_xor_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
+    Op::new("shmem_atomic_xor", "{T}_atomic_xor", "void", "$T *dest, $T value, int pe", true),
+];
+
+const SIGNAL: &[Op] = &[
+    Op::new(
+        "shmem_put_signal",
+        "{T}_put_signal",
+        "void",
+        "$T *dest, const $T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe",
+        true,
+    ),
+    Op::new(
+        "shmem_put_signal_nbi",
+        "{T}_put_signal_nbi",
+        "void",
+        "$T *dest, const $T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe",
+        true,
+    ),
+];
+
 /// A family and the TYPENAMEs it covers.
 struct Family {
     title: &'static str,
@@ -166,13 +231,28 @@ struct Family {
     inline: Vec<&'static str>,
 }
 
+fn bulk_types() -> Vec<&'static str> {
+    RMA.iter().chain(RMA_C_ONLY).copied().collect()
+}
+
 fn families() -> Vec<Family> {
-    let bulk: Vec<&str> = RMA.iter().chain(RMA_C_ONLY).copied().collect();
+    let bulk = bulk_types();
     let scalar: Vec<&str> = RMA.iter().chain(RMA_C_ONLY).copied().collect();
     vec![
         Family { title: "RMA: typed put/get, nbi, strided, blocked strided", ops: RMA_BULK, types: bulk, inline: vec![] },
         Family { title: "RMA: single elements", ops: RMA_SCALAR, types: scalar, inline: RMA_C_ONLY.to_vec() },
         Family { title: "Point-to-point synchronization", ops: P2P, types: SYNC.to_vec(), inline: vec![] },
+        Family {
+            title: "Atomics: fetch, set, swap",
+            ops: AMO_EXT,
+            types: AMO_STANDARD.iter().chain(AMO_EXTENDED).copied().collect(),
+            inline: vec![],
+        },
+        Family { title: "Atomics: arithmetic", ops: AMO_STD, types: AMO_STANDARD.to_vec(), inline: vec![] },
+        Family { title: "Atomics: bitwise", ops: AMO_BIT, types: AMO_BITWISE.to_vec(), inline: vec![] },
+        Family { title: "Atomics: deprecated names", ops: AMO_EXT_OLD, types: AMO_DEPRECATED_EXTENDED.to_vec(), inline: vec![] },
+        Family { title: "Atomics: deprecated names (integers)", ops: AMO_STD_OLD, types: AMO_DEPRECATED_STANDARD.to_vec(), inline: vec![] },
+        Family { title: "Signals: put with signal", ops: SIGNAL, types: bulk_types(), inline: vec![] },
     ]
 }
 
@@ -228,6 +308,14 @@ fn constants(w: &mut Writer) {
         defs.push((format!("SHMEM_CMP_{}", format!("{c:?}").to_uppercase()), (c as i32).to_string()));
     }
     defs.push(("SHMEM_TEAM_NUM_CONTEXTS".into(), format!("{}L", crate::teams::TEAM_NUM_CONTEXTS)));
+    let sync = crate::active_set::SYNC_SIZE.to_string();
+    for name in ["SYNC", "BARRIER_SYNC", "BCAST_SYNC", "COLLECT_SYNC", "REDUCE_SYNC", "ALLTOALL_SYNC", "ALLTOALLS_SYNC"] {
+        defs.push((format!("SHMEM_{name}_SIZE"), sync.clone()));
+    }
+    defs.push(("SHMEM_SYNC_VALUE".into(), "0L".into()));
+    defs.push(("SHMEM_REDUCE_MIN_WRKDATA_SIZE".into(), "1".into()));
+    defs.push(("SHMEM_SIGNAL_SET".into(), (rshmem::SignalOp::Set as i32).to_string()));
+    defs.push(("SHMEM_SIGNAL_ADD".into(), (rshmem::SignalOp::Add as i32).to_string()));
     defs.push(("SHMEM_MALLOC_ATOMICS_REMOTE".into(), "1L".into()));
     defs.push(("SHMEM_MALLOC_SIGNAL_REMOTE".into(), "2L".into()));
     for (name, value) in &defs {
@@ -236,7 +324,19 @@ fn constants(w: &mut Writer) {
     w.line("/* Deprecated spellings. */");
     for (name, _) in defs.iter().filter(|(n, _)| {
         n.starts_with("SHMEM_CMP_")
-            || ["SHMEM_MAJOR_VERSION", "SHMEM_MINOR_VERSION", "SHMEM_MAX_NAME_LEN", "SHMEM_VENDOR_STRING"].contains(&n.as_str())
+            || [
+                "SHMEM_MAJOR_VERSION",
+                "SHMEM_MINOR_VERSION",
+                "SHMEM_MAX_NAME_LEN",
+                "SHMEM_VENDOR_STRING",
+                "SHMEM_SYNC_VALUE",
+                "SHMEM_BARRIER_SYNC_SIZE",
+                "SHMEM_BCAST_SYNC_SIZE",
+                "SHMEM_COLLECT_SYNC_SIZE",
+                "SHMEM_REDUCE_SYNC_SIZE",
+                "SHMEM_REDUCE_MIN_WRKDATA_SIZE",
+            ]
+            .contains(&n.as_str())
     }) {
         w.line(&format!("#define _{name} {name}"));
     }
@@ -248,6 +348,11 @@ fn handles(w: &mut Writer) {
     w.line("typedef struct rshmem_team_handle *shmem_team_t;");
     w.line("typedef struct {\n    int num_contexts;\n} shmem_team_config_t;");
     w.line(&format!("#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)(uintptr_t){})", crate::state::CTX_DEFAULT));
+    for (name, bits) in
+        [("SERIALIZED", rshmem::CtxOptions::SERIALIZED), ("PRIVATE", rshmem::CtxOptions::PRIVATE), ("NOSTORE", rshmem::CtxOptions::NOSTORE)]
+    {
+        w.line(&format!("#define SHMEM_CTX_{name} {bits}L"));
+    }
     w.line("#define SHMEM_CTX_INVALID ((shmem_ctx_t)(uintptr_t)0)");
     for (name, team) in [("WORLD", rshmem::Team::WORLD), ("SHARED", rshmem::Team::SHARED), ("INVALID", rshmem::Team::INVALID)] {
         w.line(&format!("#define SHMEM_TEAM_{name} ((shmem_team_t)(uintptr_t){})", crate::teams::handle(team) as usize));
@@ -393,6 +498,58 @@ fn sync(w: &mut Writer) {
     w.func("void", "shmem_sync_all", "");
 }
 
+fn contexts(w: &mut Writer) {
+    w.section("Communication contexts");
+    w.func("int", "shmem_ctx_create", "long options, shmem_ctx_t *ctx");
+    w.func("int", "shmem_team_create_ctx", "shmem_team_t team, long options, shmem_ctx_t *ctx");
+    w.func("void", "shmem_ctx_destroy", "shmem_ctx_t ctx");
+    w.func("int", "shmem_ctx_get_team", "shmem_ctx_t ctx, shmem_team_t *team");
+}
+
+fn signals(w: &mut Writer) {
+    w.section("Signals: sized and byte forms, updates, fetch, wait");
+    let params = "void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe";
+    for nbi in ["", "_nbi"] {
+        for s in SIZES {
+            w.func("void", &format!("shmem_put{s}_signal{nbi}"), params);
+            w.func("void", &format!("shmem_ctx_put{s}_signal{nbi}"), &format!("shmem_ctx_t ctx, {params}"));
+        }
+        w.func("void", &format!("shmem_putmem_signal{nbi}"), params);
+        w.func("void", &format!("shmem_ctx_putmem_signal{nbi}"), &format!("shmem_ctx_t ctx, {params}"));
+    }
+    for op in ["add", "set"] {
+        w.func("void", &format!("shmem_signal_{op}"), "uint64_t *sig_addr, uint64_t signal, int pe");
+        w.func("void", &format!("shmem_ctx_signal_{op}"), "shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe");
+    }
+    w.func("uint64_t", "shmem_signal_fetch", "const uint64_t *sig_addr");
+    w.func("uint64_t", "shmem_signal_wait_until", "uint64_t *sig_addr, int cmp, uint64_t cmp_value");
+}
+
+fn active_sets(w: &mut Writer) {
+    w.section("Active-set collectives (deprecated): pSync arrays of SHMEM_*_SYNC_SIZE longs");
+    let set = "int PE_start, int logPE_stride, int PE_size, long *pSync";
+    w.func("void", "shmem_barrier", set);
+    w.func("void", "shmem_sync", set);
+    for bits in [32, 64] {
+        w.func("void", &format!("shmem_broadcast{bits}"), &format!("void *dest, const void *source, size_t nelems, int PE_root, {set}"));
+        for op in ["collect", "fcollect", "alltoall"] {
+            w.func("void", &format!("shmem_{op}{bits}"), &format!("void *dest, const void *source, size_t nelems, {set}"));
+        }
+        w.func(
+            "void",
+            &format!("shmem_alltoalls{bits}"),
+            &format!("void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, {set}"),
+        );
+    }
+}
+
+fn locks(w: &mut Writer) {
+    w.section("Distributed locks");
+    w.func("void", "shmem_set_lock", "long *lock");
+    w.func("void", "shmem_clear_lock", "long *lock");
+    w.func("int", "shmem_test_lock", "long *lock");
+}
+
 fn p2p_long(w: &mut Writer) {
     w.line("/* Deprecated untyped forms (long). */");
     w.func("void", "shmem_wait", "long *ivar, long cmp_value");
@@ -476,12 +633,16 @@ fn build() -> Writer {
     setup(&mut w);
     memory(&mut w);
     teams(&mut w);
+    contexts(&mut w);
     let fams = families();
     sized_and_mem(&mut w);
     for f in &fams {
         family(&mut w, f);
     }
     p2p_long(&mut w);
+    signals(&mut w);
+    locks(&mut w);
+    active_sets(&mut w);
     ordering(&mut w);
     sync(&mut w);
     cache(&mut w);

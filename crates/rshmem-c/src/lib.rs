@@ -22,13 +22,17 @@ mod macros;
 pub mod header;
 pub mod table;
 
+mod active_set;
+mod amo;
 mod cache;
 mod ctx;
+mod lock;
 mod memory;
 mod order;
 mod p2p;
 mod rma;
 pub mod setup;
+mod signal;
 mod state;
 mod statics;
 mod sync;

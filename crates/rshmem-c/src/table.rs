@@ -82,6 +82,18 @@ macro_rules! bit_sizes {
 }
 /// Bit sizes of the sized RMA routines (`shmem_put32`, ...).
 pub const SIZES: &[u32] = sized_types!(bit_sizes);
+/// TYPENAMEs of the standard AMO types (every atomic).
+pub const AMO_STANDARD: &[&str] = rshmem::amo_standard_types!(typenames);
+/// TYPENAMEs the extended AMO table adds (fetch, set, swap).
+pub const AMO_EXTENDED: &[&str] = rshmem::amo_extended_types!(typenames);
+/// TYPENAMEs of the bitwise AMO types.
+pub const AMO_BITWISE: &[&str] = rshmem::amo_bitwise_types!(typenames);
+/// TYPENAMEs of the deprecated `shmem_TYPENAME_cswap/finc/inc/fadd/add` (the
+/// `if_deprecated_standard!` filter in `amo.rs`).
+pub const AMO_DEPRECATED_STANDARD: &[&str] = &["int", "long", "longlong"];
+/// TYPENAMEs of the deprecated `shmem_TYPENAME_fetch/set/swap` (the
+/// `if_deprecated_extended!` filter in `amo.rs`).
+pub const AMO_DEPRECATED_EXTENDED: &[&str] = &["int", "long", "longlong", "float", "double"];
 /// TYPENAMEs of the point-to-point synchronization types.
 pub const SYNC: &[&str] = rshmem::sync_types!(typenames);
 

@@ -87,7 +87,21 @@ fn program(file: &str, pes: &[usize]) {
 }
 
 /// Every program in `tests/c`, so that none is forgotten.
-const PROGRAMS: &[&str] = &["setup.c", "memory.c", "rma.c", "p2p.c", "teams.c", "threads.c", "cxx.cpp", "bad_args.c"];
+const PROGRAMS: &[&str] = &[
+    "setup.c",
+    "memory.c",
+    "rma.c",
+    "p2p.c",
+    "teams.c",
+    "amo.c",
+    "signals.c",
+    "locks.c",
+    "contexts.c",
+    "active_set.c",
+    "threads.c",
+    "cxx.cpp",
+    "bad_args.c",
+];
 
 #[test]
 fn every_program_is_listed() {
@@ -129,6 +143,31 @@ fn teams() {
 }
 
 #[test]
+fn amo() {
+    program("amo.c", &[2, 4]);
+}
+
+#[test]
+fn signals() {
+    program("signals.c", &[2, 4]);
+}
+
+#[test]
+fn locks() {
+    program("locks.c", &[2, 4]);
+}
+
+#[test]
+fn contexts() {
+    program("contexts.c", &[2, 4]);
+}
+
+#[test]
+fn active_set() {
+    program("active_set.c", &[2, 3, 4]);
+}
+
+#[test]
 fn threads() {
     program("threads.c", &[2, 4]);
 }
@@ -150,6 +189,11 @@ const BAD: &[(&str, &[&str])] = &[
     ("align", &["shmem_align", "`alignment`"]),
     ("free", &["shmem_free", "`ptr`"]),
     ("ctx", &["shmem_ctx_long_p", "`ctx`", "SHMEM_CTX_INVALID"]),
+    ("misaligned", &["shmem_int_atomic_add", "`dest`", "aligned"]),
+    ("sig_op", &["shmem_long_put_signal", "`sig_op`"]),
+    ("unlock", &["shmem_clear_lock", "`lock`"]),
+    ("psync", &["shmem_barrier", "`pSync`", "null"]),
+    ("active_set", &["shmem_barrier", "`PE_size`"]),
 ];
 
 #[test]

@@ -32,6 +32,17 @@ int main(int argc, char **argv) {
         shmem_free(heap + 1);
     } else if (strcmp(which, "ctx") == 0) {
         shmem_ctx_long_p(SHMEM_CTX_INVALID, heap, 1, 0);
+    } else if (strcmp(which, "misaligned") == 0) {
+        shmem_int_atomic_add((int *)(void *)((char *)heap + 2), 1, 0);
+    } else if (strcmp(which, "sig_op") == 0) {
+        shmem_long_put_signal(heap, local, 1, (uint64_t *)(void *)(heap + 3), 1, 7, 0);
+    } else if (strcmp(which, "unlock") == 0) {
+        shmem_clear_lock(heap); /* not held */
+    } else if (strcmp(which, "psync") == 0) {
+        shmem_barrier(0, 0, n, NULL);
+    } else if (strcmp(which, "active_set") == 0) {
+        static long psync[SHMEM_BARRIER_SYNC_SIZE];
+        shmem_barrier(0, 0, n + 1, psync); /* more PEs than the job has */
     } else {
         fprintf(stderr, "unknown case `%s`\n", which);
         return 2;

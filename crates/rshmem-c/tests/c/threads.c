@@ -1,5 +1,7 @@
-/* SHMEM_THREAD_MULTIPLE: several threads of every PE issue puts, gets and waits at once;
- * each thread owns a slice of the target array, and the result is checked per element. */
+/* SHMEM_THREAD_MULTIPLE: several threads of every PE issue puts, gets, atomics and waits
+ * at once, on the default context and on contexts of their own; each thread owns a slice
+ * of the target array, and the result is checked per element and against the atomic
+ * totals. */
 #include "check.h"
 #include <pthread.h>
 
@@ -9,6 +11,8 @@
 static int me, npes, next, prev;
 static long *data;
 static long *flags;
+static long *counter;
+#define INCS 500
 
 static void *worker(void *arg) {
     int t = (int)(long)arg;
@@ -21,6 +25,22 @@ static void *worker(void *arg) {
     for (int i = 0; i < 64; i++) chunk[i] = -(me * 1000000L + base + i);
     shmem_long_put_nbi(&data[THREADS * PER_THREAD + t * 64], chunk, 64, next);
     shmem_quiet();
+    /* Atomics from every thread of every PE on PE 0's counter, half of them through a
+     * private context of this thread. */
+    shmem_ctx_t mine;
+    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &mine) != 0) {
+        fprintf(stderr, "PE %d thread %d: ctx_create failed\n", me, t);
+        return (void *)1;
+    }
+    for (int i = 0; i < INCS; i++) {
+        if (i % 2) {
+            shmem_long_atomic_inc(counter, 0);
+        } else {
+            shmem_ctx_long_atomic_fetch_add(mine, counter, 1, 0);
+        }
+    }
+    shmem_ctx_quiet(mine);
+    shmem_ctx_destroy(mine);
     /* Each thread then signals its own flag on the next PE and waits for its own flag: the
      * previous PE's thread t has then finished its puts to this PE's slice t. */
     shmem_long_p(&flags[t], 1, next);
@@ -47,6 +67,7 @@ int main(void) {
     prev = (me + npes - 1) % npes;
     data = shmem_calloc(THREADS * PER_THREAD + THREADS * 64, sizeof(long));
     flags = shmem_calloc(THREADS, sizeof(long));
+    counter = shmem_calloc(1, sizeof(long));
     pthread_t th[THREADS];
     for (long t = 0; t < THREADS; t++) CHECK(pthread_create(&th[t], NULL, worker, (void *)t) == 0, "pthread_create");
     for (int t = 0; t < THREADS; t++) {
@@ -59,6 +80,9 @@ int main(void) {
     for (int t = 0; t < THREADS; t++)
         for (int i = 0; i < 64; i++)
             CHECK(data[THREADS * PER_THREAD + t * 64 + i] == -(prev * 1000000L + (long)t * PER_THREAD + i), "chunk %d/%d", t, i);
+    if (me == 0) CHECK(*counter == (long)npes * THREADS * INCS, "counter %ld, want %ld", *counter, (long)npes * THREADS * INCS);
+    shmem_barrier_all();
+    shmem_free(counter);
     shmem_free(flags);
     shmem_free(data);
     shmem_finalize();
