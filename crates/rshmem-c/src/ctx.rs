@@ -74,7 +74,7 @@ unsafe fn create(call: &'static str, team: Option<TeamHandle>, options: c_long, 
     // SAFETY: non-null, the caller's handle variable.
     unsafe { *out = std::ptr::null_mut() };
     let c = rt(call);
-    let Some(opts) = CtxOptions::from_bits(options as i64) else {
+    let Some(opts) = CtxOptions::from_bits(options) else {
         tracing::warn!("{call}: options {options:#x} hold bits other than SHMEM_CTX_SERIALIZED, _PRIVATE, _NOSTORE");
         return -1;
     };

@@ -37,10 +37,6 @@ impl Op {
     const fn new(generic: &'static str, name: &'static str, ret: &'static str, params: &'static str, ctx: bool) -> Op {
         Op { generic, name, ret, params, ctx, dispatch: 0, dispatch_const: false, no_cxx: &[] }
     }
-    const fn on(mut self, dispatch: usize) -> Op {
-        self.dispatch = dispatch;
-        self
-    }
     const fn const_ptr(mut self) -> Op {
         self.dispatch_const = true;
         self

@@ -78,7 +78,7 @@ fn aligned(call: &'static str, alignment: usize, size: usize) -> *mut c_void {
     if size == 0 {
         return std::ptr::null_mut();
     }
-    if !alignment.is_power_of_two() || alignment % std::mem::size_of::<*const c_void>() != 0 {
+    if !alignment.is_power_of_two() || !alignment.is_multiple_of(std::mem::size_of::<*const c_void>()) {
         bad_arg(call, "alignment", format_args!("{alignment} is not a power-of-two multiple of sizeof(void *)"));
     }
     allocate(call, size, alignment, false)

@@ -36,11 +36,6 @@ pub(crate) fn team_of(h: TeamHandle) -> Option<Team> {
     }
 }
 
-/// The team behind `h` for a routine where `SHMEM_TEAM_INVALID` is an error.
-pub(crate) fn valid_team(call: &str, h: TeamHandle) -> Team {
-    team_of(h).unwrap_or_else(|| fatal(call, "argument `team`: SHMEM_TEAM_INVALID is not a team"))
-}
-
 /// The configuration a C caller passed (fields selected by `mask`).
 ///
 /// # Safety
