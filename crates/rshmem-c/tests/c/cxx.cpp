@@ -39,6 +39,19 @@ int main() {
     shmem_barrier_all();
     shmem_p(l + 2, 1L, next);
     shmem_wait_until(l + 2, SHMEM_CMP_EQ, 1L);  // extern "C" long form
+    // Atomic overloads: every PE adds to PE 0's l[3].
+    shmem_barrier_all();
+    shmem_atomic_add(l + 3, 2L, 0);
+    shmem_atomic_inc(SHMEM_CTX_DEFAULT, l + 3, 0);
+    long before = shmem_atomic_fetch_add(l + 3, 0L, 0);
+    CHECK(before >= 3, "fetch_add overload");
+    unsigned int *bits = static_cast<unsigned int *>(shmem_calloc(1, sizeof(unsigned int)));
+    shmem_atomic_or(bits, 1u << me, 0);
+    shmem_barrier_all();
+    if (me == 0) CHECK(l[3] == 3L * n && *bits == (1u << n) - 1, "atomic totals");
+    CHECK(shmem_atomic_fetch(l + 3, 0) == 3L * n, "atomic_fetch overload");
+    shmem_barrier_all();
+    shmem_free(bits);
     int *flag = static_cast<int *>(shmem_calloc(1, sizeof(int)));
     shmem_barrier_all();
     shmem_int_p(flag, 9, next);
