@@ -63,16 +63,24 @@ impl<T: SymType> Sym<T> {
     }
 
     fn check_index(&self, call: &'static str, index: usize, count: usize) -> Result<()> {
+        self.elements(call, index, count, self.rt.my_pe).map(|_| ())
+    }
+
+    /// Address of element `index` after checking that elements `index..index + count` lie
+    /// inside this allocation; `pe` is the PE named in the error. The typed RMA, wait and
+    /// test calls use it: the heap's range check alone would accept an index just past the
+    /// end, whose address is the start of the next allocation.
+    pub(crate) fn elements(&self, call: &'static str, index: usize, count: usize, pe: usize) -> Result<usize> {
         if index.checked_add(count).is_some_and(|e| e <= self.len) {
-            Ok(())
+            Ok(self.addr_of(index))
         } else {
             Err(Error::OutOfBounds {
                 call,
                 arg: "index",
                 addr: self.addr_of(index.min(self.len)),
-                len: count * std::mem::size_of::<T>(),
+                len: count.saturating_mul(std::mem::size_of::<T>()),
                 detail: format!("elements {index}..{} are past the end of a {}-element allocation", index.saturating_add(count), self.len),
-                pe: self.rt.my_pe,
+                pe,
             })
         }
     }
