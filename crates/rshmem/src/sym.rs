@@ -170,12 +170,9 @@ impl Ctx {
 
     /// Allocates `len` zeroed elements aligned to `align` bytes (collective).
     pub fn alloc_aligned<T: SymType>(&self, len: usize, align: usize) -> Result<Sym<T>> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::InvalidArgument {
-            call: "alloc",
-            arg: "len",
-            detail: format!("{len} elements of {} overflow", T::NAME),
-            pe: self.my_pe(),
-        })?;
+        // An overflowing size asks for "everything": the collective check then still runs on
+        // every PE (a mismatch is reported everywhere) and the request fails as exhausted.
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
         let addr = self.malloc_bytes("alloc", bytes, align)?;
         let s = Sym { rt: self.rt.clone(), addr, len, _t: PhantomData };
         s.fill(T::zeroed());
