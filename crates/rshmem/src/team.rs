@@ -187,8 +187,10 @@ impl Ctx {
             Err(bad("size", "a team needs at least one PE".into()))
         } else if stride == 0 && size > 1 {
             Err(bad("stride", "stride 0 is allowed only for a team of one PE".into()))
-        } else if start + (size - 1) * stride >= p.size {
-            Err(bad("size", format!("PEs {start}, {}, ... ({size} of them) do not fit in a parent of {} PEs", start + stride, p.size)))
+        } else if (size - 1).checked_mul(stride).and_then(|span| span.checked_add(start)).is_none_or(|last| last >= p.size) {
+            // Checked: a huge stride must not wrap around into a "valid" team.
+            let second = start.saturating_add(stride);
+            Err(bad("size", format!("PEs {start}, {second}, ... ({size} of them) do not fit in a parent of {} PEs", p.size)))
         } else {
             Ok(())
         };
