@@ -120,6 +120,11 @@ impl TeamTable {
 const SPLIT_SCRATCH: usize = 2048;
 const RECORD_WORDS: usize = 8;
 
+/// Most team slots (`RSHMEM_MAX_TEAMS`) a split can handle: each member's record carries
+/// a mask with one bit per slot, and it must fit in the parent's slot after the scratch
+/// offset (48,640 with 8 KiB slots).
+pub const MAX_TEAM_SLOTS: usize = ((TEAM_SLOT - SPLIT_SCRATCH) / 8 - RECORD_WORDS) * 64;
+
 fn world_of(rt: &Runtime, call: &'static str, team: Team) -> Result<Arc<TeamInfo>> {
     rt.teams.get(call, team, rt.my_pe)
 }
