@@ -22,6 +22,11 @@ struct Words<T> {
 impl Ctx {
     fn sync_words<T: SyncWord>(&self, call: &'static str, addr: usize, n: usize) -> Result<Words<T>> {
         let me = self.my_pe();
+        if n == 0 {
+            // An empty set (nelems 0) is satisfied at once; the address must still be symmetric.
+            self.remote(call, "ivars", addr, 0, me)?;
+            return Ok(Words { offsets: Vec::new(), _t: std::marker::PhantomData });
+        }
         let off = self.remote_word(call, "ivars", addr, T::WIDTH, T::NAME, me)?;
         if n > 1 {
             self.rt.heap.check_range(call, "ivars", addr, n * T::WIDTH, me)?;
