@@ -27,9 +27,7 @@ impl Check {
         } else {
             self.failed += 1;
             if self.failed <= 30 {
-                // One write per line, so that lines of several PEs do not interleave.
-                let line = format!("{}: PE {}: FAILED: {what}\n", self.program, self.pe);
-                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+                line_to_stderr(format_args!("{}: PE {}: FAILED: {what}", self.program, self.pe));
             }
         }
         cond
@@ -89,11 +87,24 @@ impl Check {
     /// Prints the verdict and exits with status 1 if any check failed.
     pub fn finish(self) {
         if self.failed > 0 {
-            eprintln!("{}: PE {}: {} of {} checks FAILED", self.program, self.pe, self.failed, self.failed + self.passed);
+            line_to_stderr(format_args!(
+                "{}: PE {}: {} of {} checks FAILED",
+                self.program,
+                self.pe,
+                self.failed,
+                self.failed + self.passed
+            ));
             std::process::exit(1);
         }
         println!("{}: PE {}: all {} checks passed", self.program, self.pe, self.passed);
     }
+}
+
+/// Prints one line to stderr with a single write, so that lines of several PEs do not
+/// interleave.
+pub fn line_to_stderr(what: impl Display) {
+    let line = format!("{what}\n");
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
 }
 
 /// A 64-bit mix (splitmix64 finalizer): deterministic, well spread.
