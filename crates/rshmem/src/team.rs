@@ -293,7 +293,7 @@ impl Ctx {
         if free.len() < triples.len() {
             return Err(Error::Unsupported {
                 call,
-                detail: format!("all {} team slots are in use (raise RSHMEM_MAX_TEAMS)", tt.max_teams),
+                detail: format!("all {} team slots are in use among the parent's PEs (raise RSHMEM_MAX_TEAMS) (on PE {me})", tt.max_teams),
             });
         }
         let Some((s, st, n)) = wanted else { return Ok(Team::INVALID) };
