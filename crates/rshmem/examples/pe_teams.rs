@@ -128,7 +128,7 @@ fn sequence(ctx: &Ctx, ck: &mut Check, count: usize) -> Result<usize> {
         let size = (n - 1 - start) / stride + 1;
         let t = ctx.team_split_strided(Team::WORLD, start, stride, size, cfg(0))?;
         let member = me >= start && (me - start).is_multiple_of(stride);
-        if member != !t.is_invalid() {
+        if member == t.is_invalid() {
             ck.ok(false, format_args!("team {k} (start {start}, stride {stride}): membership is {}", !t.is_invalid()));
             continue;
         }
