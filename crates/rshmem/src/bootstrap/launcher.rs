@@ -43,8 +43,6 @@ pub struct LaunchOptions {
 const KILL_GRACE: Duration = Duration::from_millis(1000);
 /// How long a connecting process has to present its key.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long an exit waits for the PE's last frames (see `Job::on_exited`).
-const EXIT_DRAIN: Duration = Duration::from_millis(500);
 
 enum Event {
     Hello { pe: usize, stream: UnixStream },
@@ -66,10 +64,10 @@ struct PeState {
     connected: bool,
     finalized: bool,
     exited: Option<ExitStatus>,
-    /// The exit status, held until the reader has delivered every frame the PE sent.
-    exit_pending: Option<(ExitStatus, Instant)>,
-    /// The reader thread reached the end of the PE's stream.
-    reader_done: bool,
+    /// The reader saw the socket close: every frame the PE sent has been handled.
+    disconnected: bool,
+    /// An exit reported before the PE's last frames were read (judged once they are).
+    exit_seen: Option<(ExitStatus, Instant)>,
     pending: Option<Contribution>,
 }
 
@@ -216,50 +214,12 @@ impl Job {
         eprintln!("{}: {msg}", self.name);
     }
 
-    /// PEs still running (an exit under judgement is not running: never signal its pid,
-    /// which the wait already reaped).
     fn live(&self) -> impl Iterator<Item = (usize, &PeState)> {
-        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none() && p.exit_pending.is_none())
+        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none() && p.exit_seen.is_none())
     }
 
-    fn any_exit_pending(&self) -> bool {
-        self.pes.iter().any(|p| p.exit_pending.is_some())
-    }
-
-    /// A PE's process ended. Its Finalize frame travels through the reader thread and its
-    /// exit through the waiter thread, so the exit may arrive first: then the verdict
-    /// waits until the reader reaches the end of the stream (every frame delivered), or
-    /// `EXIT_DRAIN` passes.
-    fn on_exited(&mut self, pe: usize, status: ExitStatus) {
-        let p = &mut self.pes[pe];
-        if p.connected && !p.reader_done && !p.finalized {
-            p.exit_pending = Some((status, Instant::now()));
-        } else {
-            self.on_exit(pe, status);
-        }
-    }
-
-    /// The reader of `pe` reached the end of its stream.
-    fn on_disconnected(&mut self, pe: usize) {
-        let p = &mut self.pes[pe];
-        p.stream = None;
-        p.reader_done = true;
-        if let Some((status, _)) = p.exit_pending.take() {
-            self.on_exit(pe, status);
-        }
-    }
-
-    /// Judges exits whose stream did not end within `EXIT_DRAIN` (a child process that
-    /// inherited the socket keeps it open).
-    fn judge_stale_exits(&mut self) {
-        for pe in 0..self.pes.len() {
-            if let Some((status, since)) = self.pes[pe].exit_pending {
-                if since.elapsed() >= EXIT_DRAIN {
-                    self.pes[pe].exit_pending = None;
-                    self.on_exit(pe, status);
-                }
-            }
-        }
+    fn unfinished(&self) -> bool {
+        self.pes.iter().any(|p| p.exited.is_none())
     }
 
     fn signal_live(&self, sig: Signal) {
@@ -365,6 +325,40 @@ impl Job {
         self.try_complete_round();
     }
 
+    /// A child exited. Its reader may still hold frames it sent before exiting (its
+    /// Finalize, say): judge the exit only once the reader has seen the socket close.
+    fn on_child_exit(&mut self, pe: usize, status: ExitStatus) {
+        let p = &mut self.pes[pe];
+        if p.connected && !p.disconnected {
+            p.exit_seen = Some((status, Instant::now()));
+        } else {
+            self.on_exit(pe, status);
+        }
+    }
+
+    fn on_disconnect(&mut self, pe: usize) {
+        let p = &mut self.pes[pe];
+        p.disconnected = true;
+        p.stream = None;
+        if let Some((status, _)) = p.exit_seen.take() {
+            self.on_exit(pe, status);
+        }
+    }
+
+    /// Exits whose socket stayed open (a forked child holds it) are judged after a grace.
+    fn judge_stale_exits(&mut self) {
+        let stale: Vec<(usize, ExitStatus)> = self
+            .pes
+            .iter()
+            .enumerate()
+            .filter_map(|(pe, p)| p.exit_seen.filter(|(_, t)| t.elapsed() > Duration::from_secs(1)).map(|(s, _)| (pe, s)))
+            .collect();
+        for (pe, status) in stale {
+            self.pes[pe].exit_seen = None;
+            self.on_exit(pe, status);
+        }
+    }
+
     fn on_exit(&mut self, pe: usize, status: ExitStatus) {
         let p = &mut self.pes[pe];
         p.exited = Some(status);
@@ -443,7 +437,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
         });
     }
     let started = Instant::now();
-    while job.live().count() > 0 || job.any_exit_pending() {
+    while job.unfinished() {
+        job.judge_stale_exits();
         let mut wait = Duration::from_millis(200);
         if let Some(t) = opts.timeout {
             wait = wait.min(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
@@ -467,8 +462,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             }
             Ok(Event::Refused(why)) => job.say(&format!("refused a connection: {why}")),
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
-            Ok(Event::Disconnected { pe }) => job.on_disconnected(pe),
-            Ok(Event::Exited { pe, status }) => job.on_exited(pe, status),
+            Ok(Event::Disconnected { pe }) => job.on_disconnect(pe),
+            Ok(Event::Exited { pe, status }) => job.on_child_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
@@ -480,7 +475,6 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
                 job.exit = 124;
             }
         }
-        job.judge_stale_exits();
         if let Some(since) = job.ending_since {
             if since.elapsed() >= KILL_GRACE {
                 job.signal_live(Signal::KILL);

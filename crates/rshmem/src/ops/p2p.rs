@@ -40,7 +40,7 @@ impl Ctx {
         T::from_bits(self.rt.to(me).load_word(me, off, T::WIDTH))
     }
 
-    fn block(
+    pub(crate) fn block(
         &self,
         call: &'static str,
         timeout: Option<Duration>,
@@ -62,12 +62,12 @@ impl Ctx {
 
     /// Waits until `ivar[index] <cmp> value` holds.
     pub fn wait_until<T: SyncWord>(&self, ivar: &Sym<T>, index: usize, cmp: Cmp, value: T) -> Result<()> {
-        self.wait_until_addr(ivar.elements("wait_until", index, 1, self.my_pe())?, cmp, value, None)
+        self.wait_until_addr(ivar.elements("wait_until", "index", index, 1, self.my_pe())?, cmp, value, None)
     }
 
     /// [`Ctx::wait_until`] that gives up after `timeout` with [`Error::Timeout`].
     pub fn wait_until_timeout<T: SyncWord>(&self, ivar: &Sym<T>, index: usize, cmp: Cmp, value: T, timeout: Duration) -> Result<()> {
-        self.wait_until_addr(ivar.elements("wait_until", index, 1, self.my_pe())?, cmp, value, Some(timeout))
+        self.wait_until_addr(ivar.elements("wait_until", "index", index, 1, self.my_pe())?, cmp, value, Some(timeout))
     }
 
     /// Address form of [`Ctx::wait_until`] (used by the C ABI).
@@ -80,7 +80,7 @@ impl Ctx {
 
     /// Whether `ivar[index] <cmp> value` holds now.
     pub fn test<T: SyncWord>(&self, ivar: &Sym<T>, index: usize, cmp: Cmp, value: T) -> Result<bool> {
-        self.test_addr(ivar.elements("test", index, 1, self.my_pe())?, cmp, value)
+        self.test_addr(ivar.elements("test", "index", index, 1, self.my_pe())?, cmp, value)
     }
 
     /// Address form of [`Ctx::test`].
