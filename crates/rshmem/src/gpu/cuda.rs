@@ -238,7 +238,11 @@ impl Cuda {
         }
         // SAFETY: src is a valid slice that outlives the copy (we synchronize before
         // returning); dst is mapped device memory (checked by the heap).
-        check(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) }, "cuMemcpyHtoDAsync", self.pe)?;
+        check(
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) },
+            "cuMemcpyHtoDAsync",
+            self.pe,
+        )?;
         self.sync_copy()
     }
 
@@ -249,7 +253,11 @@ impl Cuda {
         }
         // SAFETY: dst is a valid mutable slice that outlives the copy (synchronized
         // below); src is mapped device memory.
-        check(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), self.copy) }, "cuMemcpyDtoHAsync", self.pe)?;
+        check(
+            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), self.copy) },
+            "cuMemcpyDtoHAsync",
+            self.pe,
+        )?;
         self.sync_copy()
     }
 
