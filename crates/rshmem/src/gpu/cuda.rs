@@ -414,6 +414,25 @@ impl Stream {
         check(unsafe { sys::cuStreamSynchronize(self.raw) }, "cuStreamSynchronize", self.pe)
     }
 
+    /// Waits for the stream's work for at most `timeout`; Ok(false) if it is still busy.
+    pub fn synchronize_timeout(&self, timeout: std::time::Duration) -> Result<bool> {
+        let until = std::time::Instant::now() + timeout;
+        loop {
+            // SAFETY: the stream is live.
+            let r = unsafe { sys::cuStreamQuery(self.raw) };
+            if r == sys::CUresult::CUDA_SUCCESS {
+                return Ok(true);
+            }
+            if r != sys::CUresult::CUDA_ERROR_NOT_READY {
+                return check(r, "cuStreamQuery", self.pe).map(|_| true);
+            }
+            if std::time::Instant::now() >= until {
+                return Ok(false);
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+
     /// Enqueues: wait until the 64-bit word at `addr` is >= (`geq`) or == `value`.
     pub fn wait_value64(&self, addr: DevPtr, value: u64, geq: bool) -> Result<()> {
         let flag = if geq {
