@@ -14,10 +14,13 @@ fn main() {
     let include = profile_dir.join("include");
     std::fs::create_dir_all(include.join("mpp")).expect("create include dir");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-    for name in ["shmem.h", "shmemx.h"] {
+    for name in ["shmem.h", "shmemx.h", "pshmem.h"] {
         let text = std::fs::read(src.join(name)).expect("read header");
         write_if_changed(&include.join(name), &text);
         // OpenSHMEM also promises <mpp/shmem.h> for SGI SHMEM programs.
+        if name == "pshmem.h" {
+            continue;
+        }
         let shim = format!("/* Compatibility path for SGI SHMEM programs. */\n#include \"../{name}\"\n");
         write_if_changed(&include.join("mpp").join(name), shim.as_bytes());
     }

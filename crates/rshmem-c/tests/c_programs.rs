@@ -99,6 +99,7 @@ const PROGRAMS: &[&str] = &[
     "contexts.c",
     "active_set.c",
     "threads.c",
+    "profiling.c",
     "cxx.cpp",
     "bad_args.c",
 ];
@@ -170,6 +171,11 @@ fn active_set() {
 #[test]
 fn threads() {
     program("threads.c", &[2, 4]);
+}
+
+#[test]
+fn profiling() {
+    program("profiling.c", &[2]);
 }
 
 #[test]
@@ -245,8 +251,11 @@ fn header_is_warning_clean_under_clang() {
 #[test]
 fn every_declared_routine_is_exported() {
     let _g = GENERATED.lock().unwrap_or_else(|p| p.into_inner());
-    let declared = shmem::header::declared_functions();
-    let mut src = String::from("#include <shmem.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n");
+    let mut declared = shmem::header::declared_functions();
+    declared.extend(shmem::header::profiling_functions());
+    let mut src = String::from(
+        "#include <shmem.h>\n#include <pshmem.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n",
+    );
     for f in &declared {
         src.push_str(&format!("    (fn_t){f},\n"));
     }
@@ -271,7 +280,8 @@ fn every_exported_routine_is_declared() {
     let lib = bin_dir().join("libshmem.so");
     let out = Command::new("nm").args(["-D", "--defined-only"]).arg(&lib).output().expect("run nm (binutils)");
     assert!(out.status.success(), "nm {}:\n{}", lib.display(), text(&out));
-    let declared = shmem::header::declared_functions();
+    let mut declared = shmem::header::declared_functions();
+    declared.extend(shmem::header::profiling_functions());
     let listing = String::from_utf8_lossy(&out.stdout);
     let mut undeclared = Vec::new();
     let mut count = 0;
@@ -282,6 +292,7 @@ fn every_exported_routine_is_declared() {
             continue;
         }
         let ours = name.starts_with("shmem_")
+            || name.starts_with("pshmem_")
             || ["start_pes", "_my_pe", "_num_pes", "shmalloc", "shfree", "shrealloc", "shmemalign"].contains(&name);
         if ours {
             count += 1;
@@ -290,6 +301,6 @@ fn every_exported_routine_is_declared() {
             }
         }
     }
-    assert!(undeclared.is_empty(), "exported but not declared in shmem.h: {undeclared:?}");
+    assert!(undeclared.is_empty(), "exported but not declared in shmem.h or pshmem.h: {undeclared:?}");
     assert_eq!(count, declared.len(), "exported routines vs declared routines");
 }

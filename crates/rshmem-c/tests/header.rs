@@ -21,3 +21,8 @@ fn shmem_h_is_current() {
 fn shmemx_h_is_current() {
     check("shmemx.h", &shmem::header::shmemx_h());
 }
+
+#[test]
+fn pshmem_h_is_current() {
+    check("pshmem.h", &shmem::header::pshmem_h());
+}
