@@ -13,8 +13,11 @@ fn main() {
     let arch = std::env::args().nth(1).unwrap_or_else(|| "sm_90".into());
     let dir = std::env::temp_dir().join(format!("rshmem-compile-check-{}", std::process::id()));
     std::env::set_var("RSHMEM_CACHE_DIR", &dir);
+    let moe = rshmem::moe::kernel_source();
+    let mut sources: Vec<(&str, &str)> = SOURCES.to_vec();
+    sources.push(("rshmem_moe", &moe));
     let mut failed = 0;
-    for (name, src) in SOURCES {
+    for (name, src) in sources {
         match nvrtc::compile(src, name, &arch, &[], 0) {
             Ok(bin) => println!("ok   {name}: {} bytes of cubin for {arch}", bin.len()),
             Err(e) => {
