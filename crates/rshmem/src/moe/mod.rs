@@ -115,6 +115,7 @@ pub struct Moe {
     round: u64,
     n_tokens: usize,
     pending: Option<Vec<usize>>,
+    broken: bool,
     #[cfg(feature = "cuda")]
     kernels: Option<gpu::MoeKernels>,
 }
@@ -185,6 +186,7 @@ impl Moe {
             round: 0,
             n_tokens: 0,
             pending: None,
+            broken: false,
             #[cfg(feature = "cuda")]
             kernels: match ctx.gpu() {
                 Some(g) => Some(gpu::MoeKernels::new(g)?),
@@ -268,9 +270,11 @@ impl Moe {
                 }
             }
         }
-        ctx.put(&self.x, 0, x, self.me)?;
-        ctx.put(&self.topk_idx, 0, topk_idx, self.me)?;
-        ctx.put(&self.topk_w, 0, topk_w, self.me)?;
+        if n_tokens > 0 {
+            ctx.put(&self.x, 0, x, self.me)?;
+            ctx.put(&self.topk_idx, 0, topk_idx, self.me)?;
+            ctx.put(&self.topk_w, 0, topk_w, self.me)?;
+        }
         Ok(())
     }
 
@@ -284,7 +288,11 @@ impl Moe {
         if self.pending.is_some() {
             return Err(invalid(CALL, "self", "dispatch called again before combine".into(), self.me));
         }
+        if self.broken {
+            return Err(invalid(CALL, "self", "an earlier dispatch failed: this layer's counters are in an unknown state; make a new Moe".into(), self.me));
+        }
         self.n_tokens = n_tokens;
+        self.broken = true;
         let (counts, overflow, bad) = self.dispatch_path(ctx, n_tokens)?;
         if bad > 0 {
             return Err(invalid(CALL, "topk_idx", format!("{bad} expert ids are outside -1..{}", self.cfg.n_experts), self.me));
@@ -297,6 +305,7 @@ impl Moe {
             );
             return Err(invalid(CALL, "capacity", detail, self.me));
         }
+        self.broken = false;
         self.pending = Some(counts.clone());
         Ok(counts)
     }
@@ -380,18 +389,32 @@ impl Moe {
     /// `recv_tokens()` itself to compute in place) back to their source PEs, and writes
     /// into [`Moe::combined`] each token's sum of outputs weighted by the router (collective).
     pub fn combine(&mut self, ctx: &Ctx, y: &Sym<u16>) -> Result<()> {
-        const CALL: &str = "moe::combine";
         let rows = self.local_experts * self.capacity;
         if y.len() < rows * self.cfg.hidden {
-            return Err(invalid(CALL, "y", format!("has {} elements, the layout needs {}", y.len(), rows * self.cfg.hidden), self.me));
+            return Err(invalid("moe::combine", "y", format!("has {} elements, the layout needs {}", y.len(), rows * self.cfg.hidden), self.me));
         }
-        let counts = self.pending.take().ok_or_else(|| invalid(CALL, "self", "combine called without a dispatch".into(), self.me))?;
+        let counts = self.start_combine()?;
+        self.combine_path(ctx, y, &counts)
+    }
+
+    /// [`Moe::combine`] of the outputs the experts wrote over [`Moe::recv_tokens`].
+    pub fn combine_in_place(&mut self, ctx: &Ctx) -> Result<()> {
+        let counts = self.start_combine()?;
+        self.combine_path(ctx, &self.recv_x, &counts)
+    }
+
+    fn start_combine(&mut self) -> Result<Vec<usize>> {
+        let counts = self.pending.take().ok_or_else(|| invalid("moe::combine", "self", "combine called without a successful dispatch".into(), self.me))?;
         self.round += 1;
+        Ok(counts)
+    }
+
+    fn combine_path(&self, ctx: &Ctx, y: &Sym<u16>, counts: &[usize]) -> Result<()> {
         #[cfg(feature = "cuda")]
         if let Some(k) = &self.kernels {
             return k.combine(ctx, self, y);
         }
-        self.combine_cpu(ctx, y, &counts)
+        self.combine_cpu(ctx, y, counts)
     }
 
     fn combine_cpu(&self, ctx: &Ctx, y: &Sym<u16>, counts: &[usize]) -> Result<()> {
