@@ -124,7 +124,7 @@ __device__ __forceinline__ rshmem_bf16_bits rshmemx_moe_reduce(const rshmemx_moe
     for (int k = 0; k < l.top_k; k++) {
         const long long tk = (long long)t * l.top_k + k;
         if (topk_idx[tk] < 0) continue;
-        acc = __fadd_rn(acc, __fmul_rn(topk_w[tk], rshmemx_bf16_to_float(comb_recv[tk * l.hidden + h])));
+        acc = __fadd_rn(acc, __fmul_rn(topk_w[tk], rshmemx_bf16_to_float(__ldcg(comb_recv + tk * l.hidden + h))));
     }
     return rshmemx_float_to_bf16(acc);
 }

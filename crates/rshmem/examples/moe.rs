@@ -115,7 +115,7 @@ fn round(ctx: &Ctx, moe: &mut Moe, c: &Case, case_no: usize, rnd: usize) -> Vec<
     };
     // Model of what each local expert receives.
     let cap = moe.capacity();
-    for le in 0..l {
+    for (le, &count) in counts.iter().enumerate() {
         let e = me * l + le;
         let mut want: Vec<(usize, usize, usize, u32)> = Vec::new();
         for (p, inp) in inputs.iter().enumerate() {
@@ -125,22 +125,27 @@ fn round(ctx: &Ctx, moe: &mut Moe, c: &Case, case_no: usize, rnd: usize) -> Vec<
                 }
             }
         }
-        if counts[le] != want.len() {
-            bad.push(format!("expert {e}: received {} tokens, model says {}", counts[le], want.len()));
+        if count != want.len() {
+            bad.push(format!("expert {e}: received {count} tokens, model says {}", want.len()));
             continue;
         }
         let info = moe.recv_info(ctx, le).expect("recv_info");
-        let mut got: Vec<(usize, usize, usize, u32)> = info.iter().map(|i: &RecvInfo| (i.src_pe, i.src_token, i.k, i.weight.to_bits())).collect();
+        let mut got: Vec<(usize, usize, usize, u32)> =
+            info.iter().map(|i: &RecvInfo| (i.src_pe, i.src_token, i.k, i.weight.to_bits())).collect();
         got.sort_unstable();
         want.sort_unstable();
         if got != want {
-            bad.push(format!("expert {e}: received (pe, token, k, weight) {:?}.., model {:?}..", &got[..got.len().min(3)], &want[..want.len().min(3)]));
+            bad.push(format!(
+                "expert {e}: received (pe, token, k, weight) {:?}.., model {:?}..",
+                &got[..got.len().min(3)],
+                &want[..want.len().min(3)]
+            ));
             continue;
         }
-        if counts[le] == 0 {
+        if count == 0 {
             continue;
         }
-        let mut rows = vec![0u16; counts[le] * h];
+        let mut rows = vec![0u16; count * h];
         ctx.get(&mut rows, moe.recv_tokens(), le * cap * h, me).expect("read received tokens");
         for (s, i) in info.iter().enumerate() {
             let src = &inputs[i.src_pe].x[i.src_token * h..(i.src_token + 1) * h];
@@ -232,7 +237,10 @@ fn cases(n: usize) -> Vec<Case> {
         c("odd experts receive nothing, masked choices", 30, 96, 3, e(4), Routing::EvenOnlyMasked, 0),
         c("all tokens to one expert", 48, 80, 1, e(2), Routing::AllToFirst, 0),
         c("all tokens to experts 0..8 (top-8)", 16, 64, 8, e(16usize.div_ceil(n).max(4)), Routing::AllToFirst, 0),
-        Case { tight_capacity: true, ..c("random top-8, capacity bound = the fullest expert's count", 12, 48, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0) },
+        Case {
+            tight_capacity: true,
+            ..c("random top-8, capacity bound = the fullest expert's count", 12, 48, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0)
+        },
     ]
 }
 

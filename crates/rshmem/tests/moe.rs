@@ -12,7 +12,9 @@ fn check(n: usize) {
     assert!(!job.stdout.contains("FAIL"), "{}", job.stdout);
     assert_eq!(job.stdout.lines().filter(|l| l.starts_with("PASS ")).count(), CASES, "{}", job.stdout);
     assert_eq!(job.stdout.matches("all cases passed").count(), n, "{}", job.stdout);
-    for case in ["random top-1", "random top-2", "random top-8", "odd experts receive nothing", "all tokens to one expert", "capacity overflow"] {
+    for case in
+        ["random top-1", "random top-2", "random top-8", "odd experts receive nothing", "all tokens to one expert", "capacity overflow"]
+    {
         assert!(job.stdout.contains(&format!("PASS {case}")), "missing {case}:\n{}", job.stdout);
     }
 }

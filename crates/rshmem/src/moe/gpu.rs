@@ -79,7 +79,7 @@ impl MoeKernels {
         self.launch(
             "rshmem_moe_dispatch_recv",
             1,
-            1024,
+            256,
             &[h, k, e, l, c, a(&m.sent), a(&m.expert_done), a(&m.counters), a(&m.recv_count), a(&m.status)],
         )?;
         self.gpu.synchronize()?;

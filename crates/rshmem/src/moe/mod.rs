@@ -150,7 +150,7 @@ impl Moe {
                 return Err(invalid(CALL, arg, "must be at least 1".into(), me));
             }
         }
-        if cfg.n_experts % n_pes != 0 {
+        if !cfg.n_experts.is_multiple_of(n_pes) {
             return Err(invalid(CALL, "n_experts", format!("{} experts do not spread evenly over {n_pes} PEs", cfg.n_experts), me));
         }
         if cfg.top_k > cfg.n_experts {
@@ -255,7 +255,9 @@ impl Moe {
         if n_tokens > self.cfg.max_tokens {
             return Err(invalid(CALL, "n_tokens", format!("{n_tokens} is more than max_tokens {}", self.cfg.max_tokens), self.me));
         }
-        for (arg, len, want) in [("x", x.len(), n_tokens * h), ("topk_idx", topk_idx.len(), n_tokens * k), ("topk_w", topk_w.len(), n_tokens * k)] {
+        for (arg, len, want) in
+            [("x", x.len(), n_tokens * h), ("topk_idx", topk_idx.len(), n_tokens * k), ("topk_w", topk_w.len(), n_tokens * k)]
+        {
             if len != want {
                 return Err(invalid(CALL, arg, format!("has {len} elements, {n_tokens} tokens need {want}"), self.me));
             }
@@ -263,7 +265,12 @@ impl Moe {
         for (t, ids) in topk_idx.chunks(k).enumerate() {
             for (j, &e) in ids.iter().enumerate() {
                 if e < -1 || e >= self.cfg.n_experts as i32 {
-                    return Err(invalid(CALL, "topk_idx", format!("token {t} choice {j}: expert {e} is not in -1..{}", self.cfg.n_experts), self.me));
+                    return Err(invalid(
+                        CALL,
+                        "topk_idx",
+                        format!("token {t} choice {j}: expert {e} is not in -1..{}", self.cfg.n_experts),
+                        self.me,
+                    ));
                 }
                 if e >= 0 && ids[..j].contains(&e) {
                     return Err(invalid(CALL, "topk_idx", format!("token {t} names expert {e} twice"), self.me));
@@ -289,7 +296,12 @@ impl Moe {
             return Err(invalid(CALL, "self", "dispatch called again before combine".into(), self.me));
         }
         if self.broken {
-            return Err(invalid(CALL, "self", "an earlier dispatch failed: this layer's counters are in an unknown state; make a new Moe".into(), self.me));
+            return Err(invalid(
+                CALL,
+                "self",
+                "an earlier dispatch failed: this layer's counters are in an unknown state; make a new Moe".into(),
+                self.me,
+            ));
         }
         self.n_tokens = n_tokens;
         self.broken = true;
@@ -375,7 +387,8 @@ impl Moe {
 
     /// Where the tokens local expert `le` received came from, in slot order.
     pub fn recv_info(&self, ctx: &Ctx, le: usize) -> Result<Vec<RecvInfo>> {
-        let counts = self.pending.as_ref().ok_or_else(|| invalid("Moe::recv_info", "self", "no dispatch awaits its combine".into(), self.me))?;
+        let counts =
+            self.pending.as_ref().ok_or_else(|| invalid("Moe::recv_info", "self", "no dispatch awaits its combine".into(), self.me))?;
         if le >= self.local_experts {
             return Err(invalid("Moe::recv_info", "le", format!("{le} is not below {} local experts", self.local_experts), self.me));
         }
@@ -391,7 +404,12 @@ impl Moe {
     pub fn combine(&mut self, ctx: &Ctx, y: &Sym<u16>) -> Result<()> {
         let rows = self.local_experts * self.capacity;
         if y.len() < rows * self.cfg.hidden {
-            return Err(invalid("moe::combine", "y", format!("has {} elements, the layout needs {}", y.len(), rows * self.cfg.hidden), self.me));
+            return Err(invalid(
+                "moe::combine",
+                "y",
+                format!("has {} elements, the layout needs {}", y.len(), rows * self.cfg.hidden),
+                self.me,
+            ));
         }
         let counts = self.start_combine()?;
         self.combine_path(ctx, y, &counts)
@@ -404,7 +422,10 @@ impl Moe {
     }
 
     fn start_combine(&mut self) -> Result<Vec<usize>> {
-        let counts = self.pending.take().ok_or_else(|| invalid("moe::combine", "self", "combine called without a successful dispatch".into(), self.me))?;
+        let counts = self
+            .pending
+            .take()
+            .ok_or_else(|| invalid("moe::combine", "self", "combine called without a successful dispatch".into(), self.me))?;
         self.round += 1;
         Ok(counts)
     }
@@ -421,10 +442,10 @@ impl Moe {
         let (h, k, c) = (self.cfg.hidden, self.cfg.top_k, self.capacity);
         for (le, &count) in counts.iter().enumerate() {
             let meta = read_range(ctx, &self.recv_meta, le * c * 4, count * 4)?;
-            for (slot, m) in meta.chunks(4).enumerate() {
-                let row = read_range(ctx, y, (le * c + slot) * h, h)?;
+            let rows = read_range(ctx, y, le * c * h, count * h)?;
+            for (m, row) in meta.chunks(4).zip(rows.chunks(h)) {
                 let (src_pe, t, j) = (m[0] as usize, m[1] as usize, m[2] as usize);
-                ctx.put(&self.comb_recv, (t * k + j) * h, &row, src_pe)?;
+                ctx.put(&self.comb_recv, (t * k + j) * h, row, src_pe)?;
             }
         }
         ctx.fence();
