@@ -1,20 +1,29 @@
 // Kernels of `rshmem::moe` (compiled at run time with NVRTC; see rshmem_moe.cuh for the
-// buffer layout and the protocol). Launched in stream order: dispatch_send, dispatch_recv;
+// buffer layout and the protocol). Launched in stream order: [quantize,] dispatch_send, dispatch_recv;
 // combine_send, signal_all, combine_reduce. The kernel boundaries order each PE's puts
 // before the atomics that publish them.
 #include "rshmem_moe.cuh"
 
-// A warp per (token, k), grid-stride.
-extern "C" __global__ void rshmem_moe_dispatch_send(const rshmem_bf16_bits* x, const int* topk_idx, const float* topk_w, int n_tokens,
-                                                    int hidden, int top_k, int n_experts, int local_experts, int capacity,
-                                                    rshmem_bf16_bits* recv_x, int* recv_meta, int* counters, int* sent, int* status) {
+// A warp per (token, k), grid-stride. `rows`/`scales` as in rshmemx_moe_dispatch_warp.
+extern "C" __global__ void rshmem_moe_dispatch_send(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
+                                                    const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts,
+                                                    int local_experts, int capacity, char* recv_rows, char* recv_scales, int* recv_meta,
+                                                    int* counters, int* sent, int* status) {
     const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long pairs = (long long)n_tokens * top_k;
     for (long long p = warp; p < pairs; p += warps)
-        rshmemx_moe_dispatch_warp(l, x, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_x, recv_meta, counters, sent, status);
+        rshmemx_moe_dispatch_warp(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_rows,
+                                  recv_scales, recv_meta, counters, sent, status);
     __threadfence_system();
+}
+
+// FP8 dispatch's first step: a warp per group of 128 values, grid-stride.
+extern "C" __global__ void rshmem_moe_quantize(const rshmem_bf16_bits* x, long long groups, unsigned char* q, float* scales) {
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long g = warp; g < groups; g += warps) rshmemx_moe_quantize_group_warp(x + g * 128, q + g * 128, scales + g);
 }
 
 // One block: publish one count per expert, then wait for every local expert's sources.

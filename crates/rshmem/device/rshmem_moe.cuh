@@ -2,7 +2,9 @@
 // of low-latency MoE kernels (a warp per token and destination, one atomic per expert).
 //
 // Layout (all in the symmetric heap; L = local experts per PE, C = capacity per expert):
-//   recv_x      u16[L][C][H]   received tokens (bf16 bits), slot order = arrival order
+//   recv_x      u16[L][C][H]   received tokens (bf16 bits), slot order = arrival order;
+//               with FP8 dispatch u8[L][C][H] e4m3 values and recv_s f32[L][C][H/128]
+//               scales instead (the sender quantizes each 128 values with one scale)
 //   recv_meta   int[L][C][4]   (source PE, source token, k, router weight bits)
 //   counters    int[L]         slot counters; senders reserve slots with fetch_add
 //   expert_done u64[L]         each source adds (1 << 32) | tokens it sent to the expert
@@ -49,11 +51,59 @@ struct rshmemx_moe_layout {
     int capacity;        // C
 };
 
+// FP8 e4m3 (OCP "FN": bias 7, no infinities, max 448) from f32: round to nearest even,
+// saturating to +-448; NaN becomes 0x7f. Integer steps only, so the host matches it.
+__device__ __forceinline__ unsigned char rshmemx_float_to_e4m3(float f) {
+    unsigned u = __float_as_uint(f);
+    unsigned char sign = (u >> 24) & 0x80u;
+    unsigned a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return 0x7f;
+    float af = __uint_as_float(a);
+    if (af > 448.0f) return sign | 0x7e;
+    if (af < 0.015625f) return sign | (unsigned char)__float2int_rn(af * 512.0f);  // subnormals; 8 is 2^-6
+    int e = (int)(a >> 23) - 127;
+    unsigned m = a & 0x7fffffu, r = m >> 20, rem = m & 0xfffffu;
+    if (rem > 0x80000u || (rem == 0x80000u && (r & 1u))) r++;
+    if (r == 8) { r = 0; e++; }
+    unsigned code = ((unsigned)(e + 7) << 3) | r;
+    if (code > 0x7eu) code = 0x7e;
+    return sign | (unsigned char)code;
+}
+
+__device__ __forceinline__ float rshmemx_e4m3_to_float(unsigned char c) {
+    unsigned ex = (c >> 3) & 15u, m = c & 7u;
+    float v;
+    if (ex == 0) v = (float)m * 0.001953125f;
+    else if (ex == 15 && m == 7) v = __uint_as_float(0x7fc00000u);
+    else v = __uint_as_float(((ex + 120u) << 23) | (m << 20));
+    return (c & 0x80u) ? -v : v;
+}
+
+// One warp quantizes one group of 128 bf16 values (4 per lane): scale = amax / 448, the
+// values become e4m3(x * (448 / amax)); an all-zero group gets scale 0 and zeros.
+__device__ __forceinline__ void rshmemx_moe_quantize_group_warp(const rshmem_bf16_bits* x, unsigned char* q, float* scale) {
+    const unsigned lane = threadIdx.x & 31u;
+    float v[4];
+    float amax = 0.0f;
+    for (int i = 0; i < 4; i++) {
+        v[i] = rshmemx_bf16_to_float(x[lane * 4 + i]);
+        amax = fmaxf(amax, fabsf(v[i]));
+    }
+    for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float inv = amax > 0.0f ? __fdiv_rn(448.0f, amax) : 0.0f;
+    for (int i = 0; i < 4; i++) q[lane * 4 + i] = rshmemx_float_to_e4m3(__fmul_rn(v[i], inv));
+    if (lane == 0) *scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 0.0f;
+    __syncwarp();
+}
+
 // Dispatch of token t's k-th choice by one warp (every lane calls it with the same
-// arguments). Returns without communication for an id of -1.
-__device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layout& l, const rshmem_bf16_bits* x, const int* topk_idx,
-                                                          const float* topk_w, int t, int k, rshmem_bf16_bits* recv_x, int* recv_meta,
-                                                          int* counters, int* sent, int* status) {
+// arguments). The token is `row_bytes` at `rows + t * row_bytes` (bf16, or e4m3 values),
+// plus `scale_bytes` at `scales + t * scale_bytes` (e4m3 scales; 0 for bf16). Returns
+// without communication for an id of -1.
+__device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layout& l, const char* rows, int row_bytes, const char* scales,
+                                                          int scale_bytes, const int* topk_idx, const float* topk_w, int t, int k,
+                                                          char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
+                                                          int* status) {
     const unsigned lane = threadIdx.x & 31u;
     const int e = topk_idx[(long long)t * l.top_k + k];
     if (e < 0) return;
@@ -74,7 +124,9 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layo
         return;
     }
     const long long row = (long long)le * l.capacity + slot;
-    rshmem_putmem_nbi_warp(recv_x + row * l.hidden, x + (long long)t * l.hidden, (rshmem_size_t)l.hidden * 2, dst);
+    rshmem_putmem_nbi_warp(recv_rows + row * row_bytes, rows + (long long)t * row_bytes, (rshmem_size_t)row_bytes, dst);
+    if (scale_bytes > 0)
+        rshmem_putmem_nbi_warp(recv_scales + row * scale_bytes, scales + (long long)t * scale_bytes, (rshmem_size_t)scale_bytes, dst);
     if (lane == 0) {
         int* m = recv_meta + row * 4;
         rshmem_int_p(m + 0, rshmem_my_pe(), dst);

@@ -8,7 +8,7 @@
 //! experts, and the throughput for 4096 tokens, next to a put-based all-to-all of the same
 //! bytes in the same run (medians over the iterations, PE 0's clock).
 
-use rshmem::moe::{bf16_to_f32, f32_to_bf16, AllToAll, Moe, MoeConfig, RecvInfo};
+use rshmem::moe::{bf16_to_f32, e4m3_to_f32, f32_to_bf16, quantize_fp8, AllToAll, Moe, MoeConfig, RecvInfo};
 use rshmem::{Ctx, Sym};
 use std::time::Instant;
 
@@ -48,6 +48,8 @@ struct Case {
     uneven: usize,
     /// Bound the capacity by the largest count the model predicts (exactly full).
     tight_capacity: bool,
+    /// FP8 dispatch (e4m3, one scale per 128 values).
+    fp8: bool,
 }
 
 /// One PE's input for a round.
@@ -100,8 +102,23 @@ fn expert_out(e: usize, v: u16) -> u16 {
     f32_to_bf16(bf16_to_f32(v) * (0.5 + (e % 5) as f32 * 0.25))
 }
 
+/// The expert's output for one received token row `x` (bf16), as the expert sees it:
+/// bf16 as sent, or the FP8 values times their scales.
+fn expert_row(c: &Case, e: usize, x: &[u16]) -> Vec<u16> {
+    if !c.fp8 {
+        return x.iter().map(|&v| expert_out(e, v)).collect();
+    }
+    let (mut q, mut s) = (vec![0u8; x.len()], vec![0f32; x.len() / 128]);
+    quantize_fp8(x, &mut q, &mut s);
+    fp8_expert_row(e, &q, &s)
+}
+
+fn fp8_expert_row(e: usize, q: &[u8], s: &[f32]) -> Vec<u16> {
+    q.iter().enumerate().map(|(i, &v)| f32_to_bf16(e4m3_to_f32(v) * s[i / 128] * (0.5 + (e % 5) as f32 * 0.25))).collect()
+}
+
 /// Runs one round of a case on an existing layer; returns a list of problems.
-fn round(ctx: &Ctx, moe: &mut Moe, c: &Case, case_no: usize, rnd: usize) -> Vec<String> {
+fn round(ctx: &Ctx, moe: &mut Moe, y_buf: &Sym<u16>, c: &Case, case_no: usize, rnd: usize) -> Vec<String> {
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
     let (h, k, l) = (c.hidden, c.top_k, moe.local_experts());
     let inputs: Vec<Input> = (0..n).map(|p| input(c, case_no, rnd, p)).collect();
@@ -145,20 +162,42 @@ fn round(ctx: &Ctx, moe: &mut Moe, c: &Case, case_no: usize, rnd: usize) -> Vec<
         if count == 0 {
             continue;
         }
-        let mut rows = vec![0u16; count * h];
-        ctx.get(&mut rows, moe.recv_tokens(), le * cap * h, me).expect("read received tokens");
-        for (s, i) in info.iter().enumerate() {
-            let src = &inputs[i.src_pe].x[i.src_token * h..(i.src_token + 1) * h];
-            if &rows[s * h..(s + 1) * h] != src {
-                bad.push(format!("expert {e} slot {s}: data differs from PE {} token {}", i.src_pe, i.src_token));
-                break;
+        let y: Vec<u16> = if c.fp8 {
+            let (rq, rs) = moe.recv_fp8();
+            let (mut q, mut sc) = (vec![0u8; count * h], vec![0f32; count * h / 128]);
+            ctx.get(&mut q, rq, le * cap * h, me).expect("read received values");
+            ctx.get(&mut sc, rs, le * cap * h / 128, me).expect("read received scales");
+            for (s, i) in info.iter().enumerate() {
+                let src = &inputs[i.src_pe].x[i.src_token * h..(i.src_token + 1) * h];
+                let (mut wq, mut ws) = (vec![0u8; h], vec![0f32; h / 128]);
+                quantize_fp8(src, &mut wq, &mut ws);
+                if q[s * h..(s + 1) * h] != wq[..] || sc[s * h / 128..(s + 1) * h / 128] != ws[..] {
+                    bad.push(format!(
+                        "expert {e} slot {s}: FP8 values or scales differ from PE {} token {} quantized",
+                        i.src_pe, i.src_token
+                    ));
+                    break;
+                }
             }
-        }
-        // The expert computes in place.
-        let y: Vec<u16> = rows.iter().map(|&v| expert_out(e, v)).collect();
-        moe.recv_tokens().copy_from(le * cap * h, &y).expect("write expert output");
+            (0..count).flat_map(|s| fp8_expert_row(e, &q[s * h..(s + 1) * h], &sc[s * h / 128..(s + 1) * h / 128])).collect()
+        } else {
+            let mut rows = vec![0u16; count * h];
+            ctx.get(&mut rows, moe.recv_tokens(), le * cap * h, me).expect("read received tokens");
+            for (s, i) in info.iter().enumerate() {
+                let src = &inputs[i.src_pe].x[i.src_token * h..(i.src_token + 1) * h];
+                if &rows[s * h..(s + 1) * h] != src {
+                    bad.push(format!("expert {e} slot {s}: data differs from PE {} token {}", i.src_pe, i.src_token));
+                    break;
+                }
+            }
+            rows.iter().map(|&v| expert_out(e, v)).collect()
+        };
+        // bf16 experts compute in place, FP8 ones into a separate buffer.
+        let out = if c.fp8 { y_buf } else { moe.recv_tokens() };
+        out.copy_from(le * cap * h, &y).expect("write expert output");
     }
-    if let Err(e) = moe.combine_in_place(ctx) {
+    let combined = if c.fp8 { moe.combine(ctx, y_buf) } else { moe.combine_in_place(ctx) };
+    if let Err(e) = combined {
         bad.push(format!("combine: {e}"));
         return bad;
     }
@@ -172,12 +211,15 @@ fn round(ctx: &Ctx, moe: &mut Moe, c: &Case, case_no: usize, rnd: usize) -> Vec<
     let mut wrong = 0;
     let mut first = None;
     for t in 0..nt {
+        let outs: Vec<Vec<u16>> = (0..k)
+            .map(|j| mine.idx[t * k + j])
+            .map(|id| if id >= 0 { expert_row(c, id as usize, &mine.x[t * h..(t + 1) * h]) } else { Vec::new() })
+            .collect();
         for i in 0..h {
             let mut acc = 0.0f32;
             for j in 0..k {
-                let id = mine.idx[t * k + j];
-                if id >= 0 {
-                    acc += mine.w[t * k + j] * bf16_to_f32(expert_out(id as usize, mine.x[t * h + i]));
+                if mine.idx[t * k + j] >= 0 {
+                    acc += mine.w[t * k + j] * bf16_to_f32(outs[j][i]);
                 }
             }
             let want = f32_to_bf16(acc);
@@ -228,6 +270,7 @@ fn cases(n: usize) -> Vec<Case> {
         routing,
         uneven,
         tight_capacity: false,
+        fp8: false,
     };
     vec![
         c("random top-1", 40, 128, 1, e(2), Routing::Random, 0),
@@ -237,6 +280,8 @@ fn cases(n: usize) -> Vec<Case> {
         c("odd experts receive nothing, masked choices", 30, 96, 3, e(4), Routing::EvenOnlyMasked, 0),
         c("all tokens to one expert", 48, 80, 1, e(2), Routing::AllToFirst, 0),
         c("all tokens to experts 0..8 (top-8)", 16, 64, 8, e(16usize.div_ceil(n).max(4)), Routing::AllToFirst, 0),
+        Case { fp8: true, ..c("FP8 dispatch, random top-8", 20, 256, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0) },
+        Case { fp8: true, ..c("FP8 dispatch, all tokens to one expert", 24, 128, 1, e(2), Routing::AllToFirst, 0) },
         Case {
             tight_capacity: true,
             ..c("random top-8, capacity bound = the fullest expert's count", 12, 48, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0)
@@ -272,18 +317,31 @@ fn arg(name: &str, default: usize) -> usize {
 }
 
 /// Times dispatch, combine and the all-to-all baseline for `tokens` tokens per PE.
-fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize) -> (f64, f64, f64, usize) {
+fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -> (f64, f64, f64, usize) {
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
     let (k, experts) = (8, 256);
     // Random routing: expected tokens per expert is tokens * n * k / experts; allow 2x + 64.
     let expected = tokens * n * k / experts;
     let mut cfg = MoeConfig::new(tokens, hidden, k, experts);
     cfg.capacity = Some(2 * expected + 64);
+    cfg.fp8 = fp8;
     let mut moe = Moe::new(ctx, cfg).expect("Moe::new");
-    let c = Case { name: String::new(), tokens, hidden, top_k: k, experts, routing: Routing::Random, uneven: 0, tight_capacity: false };
+    let y_buf = ctx.alloc::<u16>(if fp8 { moe.local_experts() * moe.capacity() * hidden } else { 1 }).expect("expert output buffer");
+    let c = Case {
+        name: String::new(),
+        tokens,
+        hidden,
+        top_k: k,
+        experts,
+        routing: Routing::Random,
+        uneven: 0,
+        tight_capacity: false,
+        fp8: false,
+    };
     let inp = input(&c, 99, 0, me);
     moe.set_input(ctx, tokens, &inp.x, &inp.idx, &inp.w).expect("set_input");
-    let bytes = tokens * k * hidden * 2;
+    // Dispatch moves this many bytes per PE (bf16, or e4m3 plus scales); the baseline the same.
+    let bytes = if fp8 { tokens * k * (hidden + hidden / 128 * 4) } else { tokens * k * hidden * 2 };
     let mut a2a = AllToAll::new(ctx, bytes / n).expect("AllToAll::new");
     let (mut td, mut tc, mut ta) = (Vec::new(), Vec::new(), Vec::new());
     for it in 0..iters + 3 {
@@ -291,7 +349,11 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize) -> (f64, f64
         let t0 = Instant::now();
         moe.dispatch(ctx, tokens).expect("dispatch");
         let t1 = Instant::now();
-        moe.combine_in_place(ctx).expect("combine");
+        if fp8 {
+            moe.combine(ctx, &y_buf).expect("combine");
+        } else {
+            moe.combine_in_place(ctx).expect("combine");
+        }
         let t2 = Instant::now();
         ctx.barrier_all().unwrap();
         let t3 = Instant::now();
@@ -319,21 +381,24 @@ fn bench(ctx: &Ctx) {
             if gpu { "GPU" } else { "CPU" },
             256 / n
         );
-        println!("| tokens/PE | bytes/PE | dispatch us | combine us | all-to-all us | dispatch GB/s | combine GB/s | all-to-all GB/s | dispatch / a2a |");
-        println!("|---|---|---|---|---|---|---|---|---|");
+        println!("| tokens/PE | dispatch format | bytes/PE | dispatch us | combine us | all-to-all us | dispatch GB/s | combine GB/s (bf16) | all-to-all GB/s | dispatch / a2a time |");
+        println!("|---|---|---|---|---|---|---|---|---|---|");
     }
-    for tokens in sizes {
-        let (d, c, a, bytes) = bench_one(ctx, tokens, hidden, iters);
+    for (tokens, fp8) in sizes.iter().flat_map(|&t| [(t, false), (t, true)]) {
+        let (d, c, a, bytes) = bench_one(ctx, tokens, hidden, iters, fp8);
         if me == 0 {
-            let gbs = |t: f64| bytes as f64 / t / 1e9;
+            // combine always moves bf16: tokens * 8 * hidden * 2 bytes
+            let gbs = |t: f64, b: usize| b as f64 / t / 1e9;
+            let comb = tokens * 8 * hidden * 2;
             println!(
-                "| {tokens} | {bytes} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                "| {tokens} | {} | {bytes} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                if fp8 { "fp8 e4m3" } else { "bf16" },
                 d * 1e6,
                 c * 1e6,
                 a * 1e6,
-                gbs(d),
-                gbs(c),
-                gbs(a),
+                gbs(d, bytes),
+                gbs(c, comb),
+                gbs(a, bytes),
                 d / a
             );
         }
@@ -358,11 +423,13 @@ fn main() {
         if c.tight_capacity {
             cfg.capacity = Some(fullest_expert(c, i, n));
         }
+        cfg.fp8 = c.fp8;
         let mut moe = Moe::new(&ctx, cfg).expect("Moe::new");
+        let y_buf = ctx.alloc::<u16>(if c.fp8 { moe.local_experts() * moe.capacity() * c.hidden } else { 1 }).unwrap();
         // Two rounds on one layer: the second checks that the first reset its counters.
         let mut bad = Vec::new();
         for rnd in 0..2 {
-            bad.extend(round(&ctx, &mut moe, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
+            bad.extend(round(&ctx, &mut moe, &y_buf, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
         }
         all_ok &= report(&ctx, &flags, &c.name, &bad);
     }

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 
-const CASES: usize = 10;
+const CASES: usize = 12;
 
 fn check(n: usize) {
     let job = run_env(n, "moe", &[], &[("RSHMEM_DEVICE", "cpu")], 120);
@@ -34,5 +34,5 @@ fn bench_runs_small_and_prints_its_table() {
     let args = ["--bench", "--iters", "2", "--tokens", "8", "--throughput-tokens", "32", "--hidden", "256"];
     let job = run_env(2, "moe", &args, &[("RSHMEM_DEVICE", "cpu")], 120);
     job.assert_ok();
-    assert_eq!(job.stdout.lines().filter(|l| l.starts_with("| 8 |") || l.starts_with("| 32 |")).count(), 2, "{}", job.stdout);
+    assert_eq!(job.stdout.lines().filter(|l| l.starts_with("| 8 |") || l.starts_with("| 32 |")).count(), 4, "{}", job.stdout);
 }

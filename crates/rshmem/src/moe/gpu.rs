@@ -54,13 +54,29 @@ impl MoeKernels {
     pub(crate) fn dispatch(&self, _ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
         m.status.copy_from(0, &[0; 4])?;
         let [h, k, e, l, c] = Self::layout(m);
+        let h_us = m.cfg.hidden;
+        let (rows, row_bytes, scales, scale_bytes, recv_rows, recv_scales) = if m.cfg.fp8 {
+            let groups = n_tokens * h_us / 128;
+            self.launch(
+                "rshmem_moe_quantize",
+                self.warp_blocks(groups),
+                32 * WARPS_PER_BLOCK,
+                &[a(&m.x), A::I64(groups as i64), a(&m.xq), a(&m.xs)],
+            )?;
+            (a(&m.xq), h_us, a(&m.xs), h_us / 128 * 4, a(&m.recv_q), a(&m.recv_s))
+        } else {
+            (a(&m.x), 2 * h_us, a(&m.x), 0, a(&m.recv_x), a(&m.recv_x))
+        };
         let blocks = self.warp_blocks(n_tokens * m.cfg.top_k);
         self.launch(
             "rshmem_moe_dispatch_send",
             blocks,
             32 * WARPS_PER_BLOCK,
             &[
-                a(&m.x),
+                rows,
+                A::I32(row_bytes as i32),
+                scales,
+                A::I32(scale_bytes as i32),
                 a(&m.topk_idx),
                 a(&m.topk_w),
                 A::I32(n_tokens as i32),
@@ -69,7 +85,8 @@ impl MoeKernels {
                 e,
                 l,
                 c,
-                a(&m.recv_x),
+                recv_rows,
+                recv_scales,
                 a(&m.recv_meta),
                 a(&m.counters),
                 a(&m.sent),

@@ -53,6 +53,67 @@ pub fn f32_to_bf16(f: f32) -> u16 {
     (u.wrapping_add(0x7fff + ((u >> 16) & 1)) >> 16) as u16
 }
 
+/// FP8 e4m3 (OCP "FN": bias 7, no infinities, largest 448) from f32, rounding to nearest
+/// even and saturating to +-448 (NaN becomes 0x7f), as the kernels do.
+pub fn f32_to_e4m3(f: f32) -> u8 {
+    let u = f.to_bits();
+    let sign = ((u >> 24) & 0x80) as u8;
+    let a = u & 0x7fff_ffff;
+    if a > 0x7f80_0000 {
+        return 0x7f;
+    }
+    let af = f32::from_bits(a);
+    if af > 448.0 {
+        return sign | 0x7e;
+    }
+    if af < 0.015625 {
+        return sign | (af * 512.0).round_ties_even() as u8;
+    }
+    let mut e = (a >> 23) as i32 - 127;
+    let (m, mut r) = (a & 0x7f_ffff, (a & 0x7f_ffff) >> 20);
+    let rem = m & 0xf_ffff;
+    if rem > 0x8_0000 || (rem == 0x8_0000 && r & 1 == 1) {
+        r += 1;
+    }
+    if r == 8 {
+        r = 0;
+        e += 1;
+    }
+    let code = ((((e + 7) as u32) << 3) | r).min(0x7e);
+    sign | code as u8
+}
+
+/// FP8 e4m3 to f32.
+pub fn e4m3_to_f32(c: u8) -> f32 {
+    let (ex, m) = (((c >> 3) & 15) as u32, (c & 7) as u32);
+    let v = if ex == 0 {
+        m as f32 / 512.0
+    } else if ex == 15 && m == 7 {
+        f32::NAN
+    } else {
+        f32::from_bits(((ex + 120) << 23) | (m << 20))
+    };
+    if c & 0x80 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Quantizes bf16 values to e4m3 with one f32 scale per 128 (`x.len()` a multiple of
+/// 128): `scale = amax / 448`, `q = e4m3(x * (448 / amax))`; a group of zeros gets scale 0.
+/// The value is about `e4m3_to_f32(q) * scale`. This is what FP8 dispatch sends.
+pub fn quantize_fp8(x: &[u16], q: &mut [u8], scales: &mut [f32]) {
+    for ((g, qg), s) in x.chunks(128).zip(q.chunks_mut(128)).zip(scales.iter_mut()) {
+        let amax = g.iter().map(|&b| bf16_to_f32(b).abs()).fold(0.0f32, f32::max);
+        let inv = if amax > 0.0 { 448.0 / amax } else { 0.0 };
+        for (o, &b) in qg.iter_mut().zip(g) {
+            *o = f32_to_e4m3(bf16_to_f32(b) * inv);
+        }
+        *s = if amax > 0.0 { amax / 448.0 } else { 0.0 };
+    }
+}
+
 /// Sizes of a MoE layer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MoeConfig {
@@ -70,12 +131,16 @@ pub struct MoeConfig {
     pub capacity: Option<usize>,
     /// How long a PE waits for its peers before failing with [`Error::Timeout`].
     pub timeout: Duration,
+    /// Dispatch in FP8: the sender quantizes each 128 values to e4m3 with one f32 scale
+    /// ([`quantize_fp8`]) and the receivers get [`Moe::recv_fp8`] instead of
+    /// [`Moe::recv_tokens`]; `hidden` must be a multiple of 128. Combine stays bf16.
+    pub fp8: bool,
 }
 
 impl MoeConfig {
     /// A configuration with worst-case capacity and a 60 s timeout.
     pub fn new(max_tokens: usize, hidden: usize, top_k: usize, n_experts: usize) -> MoeConfig {
-        MoeConfig { max_tokens, hidden, top_k, n_experts, capacity: None, timeout: Duration::from_secs(60) }
+        MoeConfig { max_tokens, hidden, top_k, n_experts, capacity: None, timeout: Duration::from_secs(60), fp8: false }
     }
 }
 
@@ -103,6 +168,10 @@ pub struct Moe {
     topk_idx: Sym<i32>,
     topk_w: Sym<f32>,
     recv_x: Sym<u16>,
+    xq: Sym<u8>,
+    xs: Sym<f32>,
+    recv_q: Sym<u8>,
+    recv_s: Sym<f32>,
     recv_meta: Sym<i32>,
     counters: Sym<i32>,
     expert_done: Sym<u64>,
@@ -161,9 +230,14 @@ impl Moe {
         if capacity == 0 || capacity > i32::MAX as usize || cfg.max_tokens * cfg.top_k > i32::MAX as usize {
             return Err(invalid(CALL, "capacity", format!("{capacity} slots per expert is out of range"), me));
         }
+        if cfg.fp8 && !cfg.hidden.is_multiple_of(128) {
+            return Err(invalid(CALL, "hidden", format!("FP8 dispatch needs a multiple of 128 values, not {}", cfg.hidden), me));
+        }
         let local_experts = cfg.n_experts / n_pes;
         let (t, h, k) = (cfg.max_tokens, cfg.hidden, cfg.top_k);
         let rows = local_experts * capacity;
+        // Buffers of the format not in use get one element.
+        let (bf, f8) = if cfg.fp8 { (0, 1) } else { (1, 0) };
         let moe = Moe {
             cfg,
             me,
@@ -173,7 +247,11 @@ impl Moe {
             x: ctx.alloc(t * h)?,
             topk_idx: ctx.alloc(t * k)?,
             topk_w: ctx.alloc(t * k)?,
-            recv_x: ctx.alloc(rows * h)?,
+            recv_x: ctx.alloc((rows * h * bf).max(1))?,
+            xq: ctx.alloc((t * h * f8).max(1))?,
+            xs: ctx.alloc((t * h / 128 * f8).max(1))?,
+            recv_q: ctx.alloc((rows * h * f8).max(1))?,
+            recv_s: ctx.alloc((rows * h / 128 * f8).max(1))?,
             recv_meta: ctx.alloc(rows * 4)?,
             counters: ctx.alloc(local_experts)?,
             expert_done: ctx.alloc(local_experts)?,
@@ -236,10 +314,17 @@ impl Moe {
         &self.topk_w
     }
 
-    /// Received tokens, `[local_experts][capacity][hidden]`: local expert `le`'s slot `s`
-    /// is row `le * capacity + s`, valid for `s` below the count [`Moe::dispatch`] returned.
+    /// Received tokens, `[local_experts][capacity][hidden]` bf16 (a bf16 layer): local expert
+    /// `le`'s slot `s` is row `le * capacity + s`, valid for `s` below the count
+    /// [`Moe::dispatch`] returned.
     pub fn recv_tokens(&self) -> &Sym<u16> {
         &self.recv_x
+    }
+
+    /// FP8 dispatch's received tokens: e4m3 values `[local_experts][capacity][hidden]` and
+    /// their scales `[local_experts][capacity][hidden / 128]` (rows as in [`Moe::recv_tokens`]).
+    pub fn recv_fp8(&self) -> (&Sym<u8>, &Sym<f32>) {
+        (&self.recv_q, &self.recv_s)
     }
 
     /// Combine's output, `[max_tokens][hidden]` bf16 bits, in this PE's token order.
@@ -334,6 +419,12 @@ impl Moe {
     fn dispatch_cpu(&self, ctx: &Ctx, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
         let (h, k, l, c) = (self.cfg.hidden, self.cfg.top_k, self.local_experts, self.capacity);
         let x = read_range(ctx, &self.x, 0, n_tokens * h)?;
+        let (mut q, mut qs) = (Vec::new(), Vec::new());
+        if self.cfg.fp8 {
+            q = vec![0u8; n_tokens * h];
+            qs = vec![0f32; n_tokens * h / 128];
+            quantize_fp8(&x, &mut q, &mut qs);
+        }
         let idx = read_range(ctx, &self.topk_idx, 0, n_tokens * k)?;
         let w = read_range(ctx, &self.topk_w, 0, n_tokens * k)?;
         let mut sent = vec![0u64; self.cfg.n_experts];
@@ -357,7 +448,13 @@ impl Moe {
                     continue;
                 }
                 let row = le * c + slot;
-                ctx.put(&self.recv_x, row * h, &x[t * h..(t + 1) * h], dst)?;
+                if self.cfg.fp8 {
+                    let g = h / 128;
+                    ctx.put(&self.recv_q, row * h, &q[t * h..(t + 1) * h], dst)?;
+                    ctx.put(&self.recv_s, row * g, &qs[t * g..(t + 1) * g], dst)?;
+                } else {
+                    ctx.put(&self.recv_x, row * h, &x[t * h..(t + 1) * h], dst)?;
+                }
                 ctx.put(&self.recv_meta, row * 4, &[self.me as i32, t as i32, j as i32, w[t * k + j].to_bits() as i32], dst)?;
             }
         }
@@ -417,6 +514,14 @@ impl Moe {
 
     /// [`Moe::combine`] of the outputs the experts wrote over [`Moe::recv_tokens`].
     pub fn combine_in_place(&mut self, ctx: &Ctx) -> Result<()> {
+        if self.cfg.fp8 {
+            return Err(invalid(
+                "moe::combine_in_place",
+                "self",
+                "an FP8 layer receives e4m3 rows: pass the bf16 outputs to combine".into(),
+                self.me,
+            ));
+        }
         let counts = self.start_combine()?;
         self.combine_path(ctx, &self.recv_x, &counts)
     }
@@ -555,6 +660,37 @@ mod tests {
         assert_eq!(f32_to_bf16(1.0 + 1.0 / 256.0), f32_to_bf16(1.0));
         assert_eq!(bf16_to_f32(f32_to_bf16(1.0 + 3.0 / 256.0)), 1.0 + 4.0 / 256.0);
         assert_eq!(f32_to_bf16(f32::NAN), 0x7fc0);
+    }
+
+    #[test]
+    fn e4m3_encodes_every_code_back_to_itself_and_rounds_to_even() {
+        for c in 0..=255u8 {
+            if c & 0x7f == 0x7f {
+                assert!(e4m3_to_f32(c).is_nan());
+                continue;
+            }
+            let v = e4m3_to_f32(c);
+            let back = f32_to_e4m3(v);
+            assert!(back == c || (v == 0.0 && back & 0x7f == 0), "code {c:#x} -> {v} -> {back:#x}");
+        }
+        assert_eq!(e4m3_to_f32(0x7e), 448.0);
+        assert_eq!(e4m3_to_f32(0x01), 1.0 / 512.0);
+        assert_eq!(f32_to_e4m3(1000.0), 0x7e);
+        assert_eq!(f32_to_e4m3(-1000.0), 0xfe);
+        // 1.0625 is halfway between 1.0 (0x38) and 1.125 (0x39): ties to even.
+        assert_eq!(f32_to_e4m3(1.0625), 0x38);
+        assert_eq!(f32_to_e4m3(1.1875), 0x3a);
+        assert_eq!(f32_to_e4m3(1.5 / 512.0), 0x02);
+    }
+
+    #[test]
+    fn fp8_groups_scale_to_448() {
+        let x: Vec<u16> = (0..256).map(|i| f32_to_bf16(if i < 128 { (i as f32 - 64.0) / 8.0 } else { 0.0 })).collect();
+        let (mut q, mut s) = (vec![0u8; 256], vec![0f32; 2]);
+        quantize_fp8(&x, &mut q, &mut s);
+        assert_eq!(s[0], 8.0 / 448.0);
+        assert_eq!(e4m3_to_f32(q[0]), -448.0);
+        assert_eq!((s[1], q[128..].iter().all(|&v| v == 0)), (0.0, true));
     }
 
     #[test]
