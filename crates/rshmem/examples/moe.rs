@@ -217,9 +217,9 @@ fn round(ctx: &Ctx, moe: &mut Moe, y_buf: &Sym<u16>, c: &Case, case_no: usize, r
             .collect();
         for i in 0..h {
             let mut acc = 0.0f32;
-            for j in 0..k {
+            for (j, out) in outs.iter().enumerate() {
                 if mine.idx[t * k + j] >= 0 {
-                    acc += mine.w[t * k + j] * bf16_to_f32(outs[j][i]);
+                    acc += mine.w[t * k + j] * bf16_to_f32(out[i]);
                 }
             }
             let want = f32_to_bf16(acc);
