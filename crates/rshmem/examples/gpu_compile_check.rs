@@ -9,17 +9,15 @@ const SOURCES: &[(&str, &str)] = &[
     ("coll", include_str!("gpu/coll.cu")),
     ("suite", include_str!("gpu/suite.cu")),
     ("bench", include_str!("gpu/bench.cu")),
+    ("rshmem_moe", include_str!("../device/rshmem_moe.cu")),
 ];
 
 fn main() {
     let arch = std::env::args().nth(1).unwrap_or_else(|| "sm_90".into());
     let dir = std::env::temp_dir().join(format!("rshmem-compile-check-{}", std::process::id()));
     std::env::set_var("RSHMEM_CACHE_DIR", &dir);
-    let moe = rshmem::moe::kernel_source();
-    let mut sources: Vec<(&str, &str)> = SOURCES.to_vec();
-    sources.push(("rshmem_moe", &moe));
     let mut failed = 0;
-    for (name, src) in sources {
+    for (name, src) in SOURCES {
         match nvrtc::compile(src, name, &arch, &[], 0) {
             Ok(bin) => println!("ok   {name}: {} bytes of cubin for {arch}", bin.len()),
             Err(e) => {

@@ -14,6 +14,7 @@ pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_device.cuh");
 pub const DEVICE_HEADERS: &[(&str, &str)] = &[
     ("rshmem_device.cuh", DEVICE_HEADER),
     ("rshmem_device_coll.cuh", include_str!("../../device/rshmem_device_coll.cuh")),
+    ("rshmem_moe.cuh", include_str!("../../device/rshmem_moe.cuh")),
 ];
 
 /// Where compiled kernels are kept: `$RSHMEM_CACHE_DIR`, else `$XDG_CACHE_HOME/rshmem`,
@@ -89,7 +90,14 @@ fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: u
     // lengths passed; the program is destroyed below on every path.
     unsafe {
         nvrtc_check(
-            sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), headers.len() as i32, headers.as_ptr(), include_names.as_ptr()),
+            sys::nvrtcCreateProgram(
+                &mut prog,
+                c_src.as_ptr(),
+                c_name.as_ptr(),
+                headers.len() as i32,
+                headers.as_ptr(),
+                include_names.as_ptr(),
+            ),
             "nvrtcCreateProgram",
             pe,
         )?;

@@ -1,7 +1,7 @@
 //! The GPU path of [`super::Moe`]: the kernels of `device/rshmem_moe.cu`, launched in
 //! stream order on the PE's default stream (CUDA glue: the launches are `unsafe`).
 
-use super::{kernel_source, Moe};
+use super::{Moe, KERNEL_SOURCE};
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
@@ -24,7 +24,7 @@ fn a<T: SymType>(s: &Sym<T>) -> A {
 
 impl MoeKernels {
     pub(crate) fn new(gpu: &Arc<Gpu>) -> Result<MoeKernels> {
-        let module = gpu.compile("rshmem_moe", &kernel_source(), &[])?;
+        let module = gpu.compile("rshmem_moe", KERNEL_SOURCE, &[])?;
         let sms = gpu.sm_count()?.max(1) as u32;
         Ok(MoeKernels { module, gpu: gpu.clone(), sms })
     }

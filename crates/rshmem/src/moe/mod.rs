@@ -29,15 +29,12 @@ use crate::sym::Sym;
 use crate::types::{Cmp, SymType};
 use std::time::Duration;
 
-/// The device header with the MoE device functions.
+/// The device header with the MoE device functions (NVRTC gets it as `rshmem_moe.cuh`,
+/// so users' kernels may include it too).
 pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_moe.cuh");
-const KERNELS: &str = include_str!("../../device/rshmem_moe.cu");
 
-/// The kernel source the GPU path compiles: `rshmem_moe.cu` with `rshmem_moe.cuh` inlined
-/// (NVRTC is given only `rshmem_device.cuh` as an include).
-pub fn kernel_source() -> String {
-    KERNELS.replace("#include \"rshmem_moe.cuh\"", DEVICE_HEADER)
-}
+/// The kernel source the GPU path compiles (`device/rshmem_moe.cu`).
+pub const KERNEL_SOURCE: &str = include_str!("../../device/rshmem_moe.cu");
 
 /// bf16 bits to f32.
 pub fn bf16_to_f32(b: u16) -> f32 {
@@ -693,10 +690,10 @@ mod tests {
         assert_eq!((s[1], q[128..].iter().all(|&v| v == 0)), (0.0, true));
     }
 
+    #[cfg(feature = "cuda")]
     #[test]
-    fn kernel_source_inlines_the_header() {
-        let s = kernel_source();
-        assert!(s.contains("rshmemx_moe_dispatch_warp") && s.contains("rshmem_moe_dispatch_send"));
-        assert!(!s.contains("#include \"rshmem_moe.cuh\""));
+    fn nvrtc_gets_the_moe_header() {
+        assert!(KERNEL_SOURCE.contains("#include \"rshmem_moe.cuh\""));
+        assert!(crate::gpu::nvrtc::DEVICE_HEADERS.iter().any(|&(name, text)| name == "rshmem_moe.cuh" && text == DEVICE_HEADER));
     }
 }
