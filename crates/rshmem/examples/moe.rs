@@ -365,7 +365,9 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -
             ta.push((t4 - t3).as_secs_f64());
         }
     }
-    ctx.barrier_all().unwrap();
+    moe.free(ctx).expect("free");
+    a2a.free(ctx).expect("free");
+    ctx.free(y_buf).expect("free");
     (median(&mut td), median(&mut tc), median(&mut ta), bytes)
 }
 
@@ -432,6 +434,8 @@ fn main() {
             bad.extend(round(&ctx, &mut moe, &y_buf, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
         }
         all_ok &= report(&ctx, &flags, &c.name, &bad);
+        moe.free(&ctx).expect("free");
+        ctx.free(y_buf).expect("free");
     }
     // Overflow: more tokens to one expert than its capacity fails on every sender.
     {

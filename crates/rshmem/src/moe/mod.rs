@@ -272,6 +272,29 @@ impl Moe {
         Ok(moe)
     }
 
+    /// Frees the layer's symmetric buffers (collective; dropping a `Moe` frees nothing,
+    /// as for every [`Sym`]).
+    pub fn free(self, ctx: &Ctx) -> Result<()> {
+        ctx.barrier_all()?;
+        ctx.free(self.x)?;
+        ctx.free(self.topk_idx)?;
+        ctx.free(self.topk_w)?;
+        ctx.free(self.recv_x)?;
+        ctx.free(self.xq)?;
+        ctx.free(self.xs)?;
+        ctx.free(self.recv_q)?;
+        ctx.free(self.recv_s)?;
+        ctx.free(self.recv_meta)?;
+        ctx.free(self.counters)?;
+        ctx.free(self.expert_done)?;
+        ctx.free(self.recv_count)?;
+        ctx.free(self.sent)?;
+        ctx.free(self.status)?;
+        ctx.free(self.comb_recv)?;
+        ctx.free(self.comb_done)?;
+        ctx.free(self.combined)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &MoeConfig {
         &self.cfg
@@ -617,6 +640,14 @@ impl AllToAll {
         };
         ctx.barrier_all()?;
         Ok(a)
+    }
+
+    /// Frees the buffers (collective).
+    pub fn free(self, ctx: &Ctx) -> Result<()> {
+        ctx.barrier_all()?;
+        ctx.free(self.src)?;
+        ctx.free(self.dst)?;
+        ctx.free(self.done)
     }
 
     /// Bytes sent to each PE.
