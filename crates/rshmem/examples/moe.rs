@@ -50,6 +50,8 @@ struct Case {
     tight_capacity: bool,
     /// FP8 dispatch (e4m3, one scale per 128 values).
     fp8: bool,
+    /// Rounds on one layer (each checks that the one before reset its counters).
+    rounds: usize,
 }
 
 /// One PE's input for a round.
@@ -271,10 +273,11 @@ fn cases(n: usize) -> Vec<Case> {
         uneven,
         tight_capacity: false,
         fp8: false,
+        rounds: 2,
     };
     vec![
         c("random top-1", 40, 128, 1, e(2), Routing::Random, 0),
-        c("random top-2", 33, 100, 2, e(4), Routing::Random, 0),
+        Case { rounds: 8, ..c("random top-2, 8 rounds on one layer", 33, 100, 2, e(4), Routing::Random, 0) },
         c("random top-8", 24, 64, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0),
         c("random top-2 uneven token counts (one PE has none)", 21, 72, 2, e(3), Routing::Random, 21 / (n - 1).max(1)),
         c("odd experts receive nothing, masked choices", 30, 96, 3, e(4), Routing::EvenOnlyMasked, 0),
@@ -292,7 +295,7 @@ fn cases(n: usize) -> Vec<Case> {
 /// The most tokens any expert receives in either round of a case.
 fn fullest_expert(c: &Case, case_no: usize, n: usize) -> usize {
     let mut most = 1;
-    for rnd in 0..2 {
+    for rnd in 0..c.rounds {
         let mut counts = vec![0usize; c.experts];
         for p in 0..n {
             for &id in &input(c, case_no, rnd, p).idx {
@@ -337,6 +340,7 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -
         uneven: 0,
         tight_capacity: false,
         fp8: false,
+        rounds: 1,
     };
     let inp = input(&c, 99, 0, me);
     moe.set_input(ctx, tokens, &inp.x, &inp.idx, &inp.w).expect("set_input");
@@ -428,9 +432,8 @@ fn main() {
         cfg.fp8 = c.fp8;
         let mut moe = Moe::new(&ctx, cfg).expect("Moe::new");
         let y_buf = ctx.alloc::<u16>(if c.fp8 { moe.local_experts() * moe.capacity() * c.hidden } else { 1 }).unwrap();
-        // Two rounds on one layer: the second checks that the first reset its counters.
         let mut bad = Vec::new();
-        for rnd in 0..2 {
+        for rnd in 0..c.rounds {
             bad.extend(round(&ctx, &mut moe, &y_buf, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
         }
         all_ok &= report(&ctx, &flags, &c.name, &bad);
