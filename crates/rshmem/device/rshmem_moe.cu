@@ -35,13 +35,15 @@ extern "C" __global__ void rshmem_moe_dispatch_recv(int hidden, int top_k, int n
     for (int le = threadIdx.x; le < local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
 }
 
-// A warp per received row, grid-stride over (local expert, slot).
-extern "C" __global__ void rshmem_moe_combine_send(const rshmem_bf16_bits* y, const int* recv_meta, const int* recv_count, int hidden,
+// A warp per received row, grid-stride over (local expert, slot). recv_count[L..L+4] are
+// dispatch's status words: cleared here for the next dispatch.
+extern "C" __global__ void rshmem_moe_combine_send(const rshmem_bf16_bits* y, const int* recv_meta, int* recv_count, int hidden,
                                                    int top_k, int n_experts, int local_experts, int capacity, rshmem_bf16_bits* comb_recv) {
     const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long rows = (long long)local_experts * capacity;
+    if (warp == 0 && (threadIdx.x & 31u) < 4) recv_count[local_experts + (threadIdx.x & 31u)] = 0;  // dispatch's status words
     for (long long p = warp; p < rows; p += warps) {
         const int le = (int)(p / capacity), slot = (int)(p % capacity);
         if (slot < recv_count[le]) rshmemx_moe_combine_warp(l, y, recv_meta, le, slot, comb_recv);

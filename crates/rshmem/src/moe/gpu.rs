@@ -52,7 +52,8 @@ impl MoeKernels {
     }
 
     pub(crate) fn dispatch(&self, _ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
-        m.status.copy_from(0, &[0; 4])?;
+        // The status words start zeroed and combine_send clears them after each dispatch.
+        let status = A::U64(m.recv_count.addr_of(m.local_experts) as u64);
         let [h, k, e, l, c] = Self::layout(m);
         let h_us = m.cfg.hidden;
         let (rows, row_bytes, scales, scale_bytes, recv_rows, recv_scales) = if m.cfg.fp8 {
@@ -90,18 +91,19 @@ impl MoeKernels {
                 a(&m.recv_meta),
                 a(&m.counters),
                 a(&m.sent),
-                a(&m.status),
+                status,
             ],
         )?;
         self.launch(
             "rshmem_moe_dispatch_recv",
             1,
             256,
-            &[h, k, e, l, c, a(&m.sent), a(&m.expert_done), a(&m.counters), a(&m.recv_count), a(&m.status)],
+            &[h, k, e, l, c, a(&m.sent), a(&m.expert_done), a(&m.counters), a(&m.recv_count), status],
         )?;
         self.gpu.synchronize()?;
-        let counts = m.recv_count.to_vec().iter().map(|&v| v as usize).collect();
-        let st = m.status.to_vec();
+        let back = m.recv_count.to_vec();
+        let (counts, st) = back.split_at(m.local_experts);
+        let counts = counts.iter().map(|&v| v as usize).collect();
         if st[2] != 0 {
             return Err(crate::error::Error::InvalidArgument {
                 call: "moe::dispatch",

@@ -174,7 +174,6 @@ pub struct Moe {
     expert_done: Sym<u64>,
     recv_count: Sym<i32>,
     sent: Sym<i32>,
-    status: Sym<i32>,
     comb_recv: Sym<u16>,
     comb_done: Sym<u64>,
     combined: Sym<u16>,
@@ -252,9 +251,9 @@ impl Moe {
             recv_meta: ctx.alloc(rows * 4)?,
             counters: ctx.alloc(local_experts)?,
             expert_done: ctx.alloc(local_experts)?,
-            recv_count: ctx.alloc(local_experts)?,
+            // GPU path: per-expert counts, then the kernels' 4 status words (one read back).
+            recv_count: ctx.alloc(local_experts + 4)?,
             sent: ctx.alloc(cfg.n_experts)?,
-            status: ctx.alloc(4)?,
             comb_recv: ctx.alloc(t * k * h)?,
             comb_done: ctx.alloc(1)?,
             combined: ctx.alloc(t * h)?,
@@ -289,7 +288,6 @@ impl Moe {
         ctx.free(self.expert_done)?;
         ctx.free(self.recv_count)?;
         ctx.free(self.sent)?;
-        ctx.free(self.status)?;
         ctx.free(self.comb_recv)?;
         ctx.free(self.comb_done)?;
         ctx.free(self.combined)
