@@ -16,6 +16,9 @@
 //! reduces in f32 with k ascending and no fused multiply-add, so both paths give the same
 //! bits.
 //!
+//! With [`MoeConfig::fp8`], dispatch sends e4m3 values with one f32 scale per 128 (the
+//! sender quantizes; [`quantize_fp8`] is the exact host model) and combine stays bf16.
+//!
 //! Each dispatch must be followed by a combine before the next dispatch: combine's
 //! completion signal is what tells a source that the receivers have reset their counters.
 //! All calls are collective (every PE calls them, with the same configuration).
