@@ -75,6 +75,8 @@ pub trait SegmentHook: Send + Sync {
     fn segment_added(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()>;
     /// Collective, at finalize before the bootstrap says goodbye: finish remote traffic.
     fn finalize(&self, boot: &mut dyn Bootstrap) -> Result<()>;
+    /// The heap is being unmapped: stop touching its memory (progress threads end here).
+    fn heap_closing(&self);
 }
 
 /// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
@@ -452,6 +454,14 @@ impl SymmetricHeap {
 
     fn publish(&self, st: &HeapState) {
         self.table.store(Arc::new(st.alloc.allocations().collect()));
+    }
+}
+
+impl Drop for SymmetricHeap {
+    fn drop(&mut self) {
+        if let Some(h) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            h.heap_closing();
+        }
     }
 }
 

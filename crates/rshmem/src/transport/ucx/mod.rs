@@ -35,10 +35,13 @@ use crate::error::{Error, Result};
 use crate::heap::SegmentHook;
 use ffi::{classify, Started, Ucp};
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+/// How long the progress thread keeps polling after an event before it sleeps.
+const ACTIVE_POLL: Duration = Duration::from_micros(200);
 
 /// One registered piece of the heap (the same offsets on every PE) and its keys.
 struct Region {
@@ -58,6 +61,17 @@ struct Worker {
     my_pe: usize,
     my_base: usize,
     stop: AtomicBool,
+    /// Application threads now driving the worker while they wait for a request.
+    app_waiting: AtomicUsize,
+}
+
+/// Decrements the waiting count when a wait ends (also by a panic).
+struct AppWaitEnd<'a>(&'a AtomicUsize);
+
+impl Drop for AppWaitEnd<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 // SAFETY: the worker is created in UCS_THREAD_MODE_MULTI, so UCX serializes concurrent
@@ -72,7 +86,7 @@ impl Worker {
         // SAFETY: the worker is live until `Drop` for UcxTransport, which joins the
         // progress thread first.
         let n = unsafe { (self.ucp.ucp_worker_progress)(self.worker) };
-        if n > 0 {
+        if n > 0 && !self.stop.load(Ordering::Acquire) {
             notify::wake(self.my_base);
         }
         n
@@ -81,8 +95,24 @@ impl Worker {
     /// The progress thread's loop: drain events, arm, sleep on the event descriptor.
     fn run(&self) {
         let slice = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+        let mut last_event = std::time::Instant::now();
         while !self.stop.load(Ordering::Acquire) {
-            while self.progress() > 0 {}
+            // An application thread waiting for a request drives the worker itself;
+            // polling beside it would only contend for the worker's lock and a core.
+            if self.app_waiting.load(Ordering::Relaxed) > 0 {
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            }
+            if self.progress() > 0 {
+                last_event = std::time::Instant::now();
+                continue;
+            }
+            // Traffic comes in bursts (a request, then the next one a round trip later):
+            // keep polling briefly after an event before sleeping on the descriptor.
+            if last_event.elapsed() < ACTIVE_POLL {
+                std::thread::yield_now();
+                continue;
+            }
             match self.efd {
                 Some(fd) => {
                     // SAFETY: live worker (above).
@@ -105,19 +135,23 @@ impl Worker {
         match classify(started) {
             Started::Done => {}
             Started::Failed(st) => self.fail(st, what),
-            Started::Request(req) => loop {
-                // SAFETY: `req` is a live request returned by UCX, freed only below.
-                let st = unsafe { (self.ucp.ucp_request_check_status)(req) };
-                if st != ffi::UCS_INPROGRESS {
-                    // SAFETY: completed requests are released exactly once.
-                    unsafe { (self.ucp.ucp_request_free)(req) };
-                    if st != ffi::UCS_OK {
-                        self.fail(st, what);
+            Started::Request(req) => {
+                self.app_waiting.fetch_add(1, Ordering::Relaxed);
+                let _done = AppWaitEnd(&self.app_waiting);
+                loop {
+                    // SAFETY: `req` is a live request returned by UCX, freed only below.
+                    let st = unsafe { (self.ucp.ucp_request_check_status)(req) };
+                    if st != ffi::UCS_INPROGRESS {
+                        // SAFETY: completed requests are released exactly once.
+                        unsafe { (self.ucp.ucp_request_free)(req) };
+                        if st != ffi::UCS_OK {
+                            self.fail(st, what);
+                        }
+                        return;
                     }
-                    return;
+                    self.progress();
                 }
-                self.progress();
-            },
+            }
         }
     }
 
@@ -265,7 +299,7 @@ impl UcxTransport {
         let mut len = 0usize;
         // SAFETY: live worker; the address is copied, then released.
         let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
-        let w = Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false) };
+        let w = Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0) };
         w.check("init: ucp_worker_get_address", st)?;
         // SAFETY: UCX returned `len` readable bytes at `addr`.
         let blob = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();
@@ -522,14 +556,25 @@ impl SegmentHook for UcxTransport {
     fn finalize(&self, boot: &mut dyn Bootstrap) -> Result<()> {
         self.close(boot)
     }
+
+    fn heap_closing(&self) {
+        self.stop_progress();
+    }
 }
 
-impl Drop for UcxTransport {
-    fn drop(&mut self) {
+impl UcxTransport {
+    /// Ends the progress thread (it wakes waiters in the heap, which is about to go).
+    fn stop_progress(&self) {
         self.w.stop.store(true, Ordering::Release);
         if let Some(h) = self.progress.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = h.join();
         }
+    }
+}
+
+impl Drop for UcxTransport {
+    fn drop(&mut self) {
+        self.stop_progress();
         let w = &self.w;
         let regions = std::mem::take(&mut *self.regions.write().unwrap_or_else(|p| p.into_inner()));
         for r in regions {
