@@ -54,6 +54,11 @@ pub const ENV_TABLE: &[EnvVar] = &[
         default: "60",
         help: "seconds a device-side wait may spin before it traps with a message naming the call and PE (0: never)",
     },
+    EnvVar {
+        name: "RSHMEM_TRANSPORT",
+        default: "auto",
+        help: "auto (mapped peers through shared memory, unmapped ones through UCX), local, or ucx (UCX for every pair of distinct PEs; UCX_TLS picks UCX's transports)",
+    },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
@@ -82,6 +87,8 @@ pub struct Config {
     pub device_debug: bool,
     /// Device waits trap after this many seconds (0: never).
     pub device_wait_timeout: u64,
+    /// `RSHMEM_TRANSPORT`: auto, local or ucx.
+    pub transport: String,
 }
 
 impl Config {
@@ -111,9 +118,19 @@ impl Config {
                 pe: 0,
             });
         }
+        let transport = raw("RSHMEM_TRANSPORT").trim().to_ascii_lowercase();
+        if !["auto", "local", "ucx"].contains(&transport.as_str()) {
+            return Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_TRANSPORT",
+                detail: format!("`{transport}` is not auto, local or ucx"),
+                pe: 0,
+            });
+        }
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;
         Ok(Config {
+            transport,
             device,
             device_debug,
             device_wait_timeout,

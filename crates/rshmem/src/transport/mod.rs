@@ -8,6 +8,7 @@
 
 pub mod local;
 pub mod notify;
+pub mod ucx;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -90,6 +91,11 @@ impl TransportTable {
     /// A table that sends every PE through `t`.
     pub fn uniform(n_pes: usize, t: Arc<dyn Transport>) -> TransportTable {
         TransportTable { by_pe: vec![t; n_pes] }
+    }
+
+    /// A table with `by_pe[pe]` serving `pe`.
+    pub fn new(by_pe: Vec<Arc<dyn Transport>>) -> TransportTable {
+        TransportTable { by_pe }
     }
 
     /// The transport serving `pe`.

@@ -11,11 +11,28 @@
 use crate::heap::layout::{WAITERS, WAKE_SEQ};
 use crate::heap::words::shared;
 use rustix::thread::futex;
-use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Longest single futex sleep; a store that bypassed the API is seen within this.
+/// Longest single futex sleep by default; a store that bypassed the API is seen within this.
 const SLEEP_SLICE: Duration = Duration::from_millis(20);
+
+/// The sleep slice in force, in nanoseconds (0: [`SLEEP_SLICE`]).
+static SLICE_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Shortens (or restores) the longest futex sleep of every wait in this process: a
+/// transport whose stores arrive without a wake (a remote transport's) sets it, so that
+/// waiters notice those stores within `slice`.
+pub fn set_sleep_slice(slice: Duration) {
+    SLICE_NS.store(slice.as_nanos().clamp(1, u64::MAX as u128) as u64, Ordering::Relaxed);
+}
+
+fn sleep_slice() -> Duration {
+    match SLICE_NS.load(Ordering::Relaxed) {
+        0 => SLEEP_SLICE,
+        ns => Duration::from_nanos(ns),
+    }
+}
 
 /// The wake words in the header of the heap whose base is `heap_base`.
 struct WakeWords {
@@ -91,7 +108,7 @@ pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut
             // one later store pays for a needless wake.
             return WaitOutcome::Ready;
         }
-        let mut slice = SLEEP_SLICE;
+        let mut slice = sleep_slice();
         if let Some(d) = policy.deadline {
             slice = slice.min(d.saturating_duration_since(Instant::now()));
         }
