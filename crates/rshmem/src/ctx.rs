@@ -27,6 +27,7 @@ pub(crate) struct Runtime {
     pub(crate) heap: SymmetricHeap,
     pub(crate) transports: TransportTable,
     pub(crate) teams: TeamTable,
+    pub(crate) coll: crate::coll::CollConfig,
     finalized: AtomicBool,
 }
 
@@ -126,15 +127,25 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let config = Config::from_env()?;
     let mut boot = bootstrap::from_env()?;
     let (my_pe, n_pes) = (boot.rank(), boot.size());
+    let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
     let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics)?;
     let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
     let transports = TransportTable::uniform(n_pes, local);
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
-    let rt = Runtime { my_pe, n_pes, config, boot: Mutex::new(boot), heap, transports, teams, finalized: AtomicBool::new(false) };
+    let coll = crate::coll::CollConfig { forced, check: config.coll_check };
+    let rt = Runtime { my_pe, n_pes, config, boot: Mutex::new(boot), heap, transports, teams, coll, finalized: AtomicBool::new(false) };
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
     rt.boot().barrier()?;
     Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default() })
+}
+
+/// Puts this PE's number into an init error about an environment variable.
+fn at_pe(e: Error, my_pe: usize) -> Error {
+    match e {
+        Error::InvalidArgument { call, arg, detail, .. } => Error::InvalidArgument { call, arg, detail, pe: my_pe },
+        other => other,
+    }
 }
 
 impl Ctx {

@@ -38,7 +38,19 @@ pub const ENV_TABLE: &[EnvVar] = &[
         help: "seconds a wait may block before a warning names the call and PE (0 = never warn)",
     },
     EnvVar { name: "RSHMEM_SPIN", default: "2000", help: "polls a waiting PE spins before it sleeps on a futex" },
-    EnvVar { name: "RSHMEM_COLL_ALGO", default: "auto", help: "force a collective algorithm (see coll::select)" },
+    EnvVar {
+        name: "RSHMEM_COLL_ALGO",
+        default: "auto",
+        help: "force collective algorithms: comma-separated collective=algorithm pairs, e.g. `reduce=ring,broadcast=tree`; \
+               barrier=dissem|dissem:K (radix K), broadcast=direct|tree, fcollect=direct|ring, collect=direct|ring, \
+               alltoall=direct, reduce=oneshot|rsag|ring, reduce_scatter=direct|ring, scan=direct (see coll::select)",
+    },
+    EnvVar {
+        name: "RSHMEM_COLL_CHECK",
+        default: "1 in debug builds, 0 in release builds",
+        help: "1: every collective first checks that all PEs passed the same sizes, root, type, operator and buffers, \
+               and reports the PE that differs; 0: no check",
+    },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
     EnvVar { name: "RSHMEM_PE", default: "(set by rshmemrun)", help: "this process's PE number" },
@@ -58,8 +70,10 @@ pub struct Config {
     pub wait_warn: Option<Duration>,
     /// Polls before sleeping.
     pub spin: u32,
-    /// Forced collective algorithm, if any.
+    /// Forced collective algorithms, if any (the text of `RSHMEM_COLL_ALGO`).
     pub coll_algo: Option<String>,
+    /// Whether collectives check their arguments across PEs.
+    pub coll_check: bool,
 }
 
 impl Config {
@@ -71,6 +85,19 @@ impl Config {
         let warn = number_var("RSHMEM_WAIT_WARN")?;
         let spin = number_var("RSHMEM_SPIN")? as u32;
         let coll_algo = std::env::var("RSHMEM_COLL_ALGO").ok().filter(|s| !s.is_empty() && s != "auto");
+        let coll_check = match std::env::var("RSHMEM_COLL_CHECK").ok().as_deref().map(str::trim) {
+            None | Some("") => cfg!(debug_assertions),
+            Some("1") => true,
+            Some("0") => false,
+            Some(other) => {
+                return Err(Error::InvalidArgument {
+                    call: "init",
+                    arg: "RSHMEM_COLL_CHECK",
+                    detail: format!("`{other}` is not 0 or 1"),
+                    pe: 0,
+                })
+            }
+        };
         Ok(Config {
             symmetric_size,
             max_symmetric_size,
@@ -78,6 +105,7 @@ impl Config {
             wait_warn: (warn > 0).then(|| Duration::from_secs(warn)),
             spin,
             coll_algo,
+            coll_check,
         })
     }
 }
