@@ -64,6 +64,8 @@ struct PeState {
     connected: bool,
     finalized: bool,
     exited: Option<ExitStatus>,
+    /// A clean exit seen before the PE's reader thread finished: judged at Disconnected.
+    exit_unjudged: Option<ExitStatus>,
     pending: Option<Contribution>,
 }
 
@@ -320,6 +322,24 @@ impl Job {
     fn on_exit(&mut self, pe: usize, status: ExitStatus) {
         let p = &mut self.pes[pe];
         p.exited = Some(status);
+        if status.success() && !p.finalized && p.stream.is_some() {
+            // The exit can overtake the PE's last frames (its Finalize) on their way through
+            // the reader thread, which reports Disconnected after the last one: judge then.
+            p.exit_unjudged = Some(status);
+            return;
+        }
+        self.judge_exit(pe, status);
+    }
+
+    fn on_disconnected(&mut self, pe: usize) {
+        self.pes[pe].stream = None;
+        if let Some(status) = self.pes[pe].exit_unjudged.take() {
+            self.judge_exit(pe, status);
+        }
+    }
+
+    fn judge_exit(&mut self, pe: usize, status: ExitStatus) {
+        let p = &mut self.pes[pe];
         p.stream = None;
         let (pid, connected, finalized) = (p.pid, p.connected, p.finalized);
         let code = exit_code(&status);
@@ -419,9 +439,7 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             }
             Ok(Event::Refused(why)) => job.say(&format!("refused a connection: {why}")),
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
-            Ok(Event::Disconnected { pe }) => {
-                job.pes[pe].stream = None;
-            }
+            Ok(Event::Disconnected { pe }) => job.on_disconnected(pe),
             Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,

@@ -129,24 +129,33 @@ impl Ctx {
             }
             sizes.push(s.info(i) as usize);
         }
+        s.consumed(1);
         let mut offsets = Vec::with_capacity(n);
-        let mut total = 0usize;
+        let mut total = Some(0usize);
         for &z in &sizes {
-            offsets.push(total);
-            total = total.checked_add(z).ok_or_else(|| Error::InvalidArgument {
-                call,
-                arg: "nelems",
-                detail: "the blocks' total overflows".into(),
-                pe: me,
-            })?;
+            offsets.push(total.unwrap_or(0));
+            total = total.and_then(|t| t.checked_add(z));
         }
         // Every member knows every size and (symmetric) offset, so these verdicts agree.
-        if total > 0 {
-            rt.heap.check_range(call, "dest", dest, total, me)?;
+        let verdict = match total {
+            None => Err(Error::InvalidArgument { call, arg: "nelems", detail: "the blocks' total overflows".into(), pe: me }),
+            Some(0) => Ok(0),
+            Some(t) => rt.heap.check_range(call, "dest", dest, t, me).and_then(|_| {
+                if sizes.iter().any(|&z| overlap(d, t, so, z) != Overlap::Disjoint) {
+                    Err(overlap_error(call, "dest and source overlap (on some PE)", me))
+                } else {
+                    Ok(t)
+                }
+            }),
+        };
+        if !matches!(verdict, Ok(t) if t > 0) {
+            // No blocks will move, so nothing else tells this PE that its peers have read
+            // its size: wait for that before its next collect may overwrite it.
+            for i in (0..n).filter(|&i| i != s.me()) {
+                s.wait_consumed(i, 1)?;
+            }
         }
-        if sizes.iter().any(|&z| overlap(d, total, so, z) != Overlap::Disjoint) {
-            return Err(overlap_error(call, "dest and source overlap (on some PE)", me));
-        }
+        let total = verdict?;
         if total == 0 {
             return Ok(());
         }

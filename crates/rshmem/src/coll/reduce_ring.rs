@@ -8,10 +8,14 @@
 //! partial in its staging area; at `t = n - 1` the result is chunk `i` itself and goes to
 //! its dest. So chunk `k` is combined in ring order `x(k+1), x(k+2), ..., x(k)`.
 //!
-//! Chunks move in pieces of one staging set (16 KiB), the two sets alternating: a
-//! member writes piece `u` into set `u mod 2` once its right neighbour has read piece
-//! `u - 2` from there (the neighbour's CONSUMED word), so staging stays bounded whatever
-//! the message size and neighbours run one piece apart.
+//! Chunks move in pieces of one staging set (16 KiB), piece-major: a member runs piece
+//! 0 of every step, then piece 1 of every step, and so on (unit `u = p * (n-1) + t-1`),
+//! so its right neighbour consumes each partial piece one unit after it was produced.
+//! Partials go to the two staging sets alternately; a member writes its `w`-th partial
+//! once the right neighbour has read its `(w-2)`-th (the neighbour's CONSUMED word), so
+//! staging stays bounded whatever the message size. Every wait points to a smaller unit
+//! (data: the left neighbour's previous unit; space: the right neighbour's), so the
+//! ring cannot deadlock.
 //!
 //! All-gather step `t = 1 .. n-1` (all-reduce only): member `i` copies the left
 //! neighbour's final chunk `(i - t) mod n` from the neighbour's dest into its own dest.
@@ -46,7 +50,8 @@ fn ring_reduce_scatter<T: ReduceType>(
     let piece = (STAGE_SET / sz).max(1);
     let longest = (0..n).map(|k| chunk(k).len()).max().unwrap_or(0);
     let npieces = longest.div_ceil(piece).max(1);
-    let units = (n - 1) * npieces;
+    let steps = n - 1;
+    let units = npieces * steps;
     if units as u64 + n as u64 + 2 >= DONE {
         return Err(Error::Unsupported {
             call: s.call,
@@ -54,42 +59,46 @@ fn ring_reduce_scatter<T: ReduceType>(
         });
     }
     let stage = s.stage_all()?;
-    let slot = |u: usize| stage + (u % 2) * STAGE_SET;
+    // The w-th partial (counting only staged ones) lives in set w mod 2.
+    let partial = |p: usize, t: usize| p * (steps - 1) + (t - 1);
+    let slot = |w: usize| stage + (w % 2) * STAGE_SET;
     s.publish(1);
     let mut acc = vec![T::ZERO; piece.min(longest.max(1))];
     let mut mine = acc.clone();
-    for t in 1..n {
-        let k = (me + 2 * n - 1 - t) % n;
-        let range = chunk(k);
-        let last = t == n - 1;
-        for p in 0..npieces {
-            let u = (t - 1) * npieces + p;
+    for p in 0..npieces {
+        for t in 1..n {
+            let u = p * steps + (t - 1);
+            let range = chunk((me + 2 * n - 1 - t) % n);
             let lo = (p * piece).min(range.len());
             let hi = ((p + 1) * piece).min(range.len());
             let (a, b) = (&mut acc[..hi - lo], &mut mine[..hi - lo]);
             if t == 1 {
+                // The left neighbour's own contribution: its source.
                 s.wait_progress(left, 1)?;
                 s.get(left, src + (range.start + lo) * sz, a);
             } else {
-                let from = u - npieces;
-                s.wait_progress(left, 2 + from as u64)?;
-                s.get(left, slot(from), a);
-                s.consumed(from as u64 + 1);
+                let w = partial(p, t - 1);
+                s.wait_progress(left, 2 + (u - 1) as u64)?;
+                s.get(left, slot(w), a);
+                s.consumed(w as u64 + 1);
             }
             s.get(me, src + (range.start + lo) * sz, b);
             T::combine(op, a, b);
-            if last {
+            if t == steps {
                 s.put_mine(final_dest + lo * sz, a);
             } else {
-                if u >= 2 {
-                    s.wait_consumed(right, (u - 2) as u64 + 1)?;
+                let w = partial(p, t);
+                if w >= 2 {
+                    s.wait_consumed(right, (w - 2) as u64 + 1)?;
                 }
-                s.put_mine(slot(u), a);
+                s.put_mine(slot(w), a);
             }
             s.publish(2 + u as u64);
         }
     }
-    Ok(RsEnd { done: 1 + units as u64, step1_done: 1 + npieces as u64 })
+    // The right neighbour reads this PE's source in its step-1 units, the last of which
+    // is unit (npieces - 1) * steps.
+    Ok(RsEnd { done: 1 + units as u64, step1_done: 2 + ((npieces - 1) * steps) as u64 })
 }
 
 /// Ring all-reduce of `count` elements.

@@ -179,9 +179,11 @@ impl Forced {
                         return Err(unknown("direct"));
                     }
                 }
-                other => return Err(bad(format!(
+                other => {
+                    return Err(bad(format!(
                     "`{other}` is not a collective (valid: barrier, broadcast, fcollect, collect, alltoall, reduce, reduce_scatter, scan)"
-                ))),
+                )))
+                }
             }
         }
         Ok(f)
