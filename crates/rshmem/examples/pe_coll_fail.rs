@@ -116,7 +116,7 @@ fn errors(ctx: &Ctx) -> Result<()> {
     expect_err(ctx, "error 1", overlap, &["reduce", "overlap partly"]);
     expect_err(ctx, "error 2", ctx.reduce(w, &b, &a, 4, ReduceOp::Xor), &["reduce", "`op`", "xor is not defined on f64"]);
     expect_err(ctx, "error 3", ctx.broadcast(w, &b, &a, 4, n), &["broadcast", "PE_root", "out of range"]);
-    let outside = vec![0u8; 64];
+    let outside = [0u8; 64];
     expect_err(
         ctx,
         "error 4",
