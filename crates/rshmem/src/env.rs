@@ -26,7 +26,11 @@ pub const ENV_TABLE: &[EnvVar] = &[
         default: "32G",
         help: "largest size the symmetric heap may grow to per PE (virtual space is reserved up front; memory is committed on demand)",
     },
-    EnvVar { name: "RSHMEM_MAX_TEAMS", default: "4096", help: "number of team slots (synchronization areas) per PE" },
+    EnvVar {
+        name: "RSHMEM_MAX_TEAMS",
+        default: "4096",
+        help: "number of team slots per PE (each 40 KiB of address space: synchronization words and collective staging, committed only when used)",
+    },
     EnvVar {
         name: "RSHMEM_LOG",
         default: "warn",

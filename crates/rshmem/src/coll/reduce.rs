@@ -94,17 +94,6 @@ impl Ctx {
         crate::with_reduce_type!(dtype, T => self.scan_typed::<T>(team, dest_addr, src_addr, nelems, exclusive))
     }
 
-    /// The algorithms the decision tree (with `RSHMEM_COLL_ALGO`) picks on `team` for a
-    /// message of `bytes` per PE.
-    pub fn coll_plan(&self, team: Team, bytes: usize) -> Result<select::Plan> {
-        let t = self.team_info("coll_plan", team)?;
-        let mapped = (0..t.size).all(|i| {
-            let pe = t.world_pe(i);
-            self.rt.to(pe).direct_address(pe, 0).is_some()
-        });
-        Ok(select::plan(&self.rt.coll.forced, t.size, bytes, mapped))
-    }
-
     fn reduce_typed<T: ReduceType>(&self, team: Team, dest: usize, src: usize, nreduce: usize, op: ReduceOp) -> Result<()> {
         const CALL: &str = "reduce";
         let rt = &*self.rt;

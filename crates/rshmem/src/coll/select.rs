@@ -267,7 +267,7 @@ pub struct Plan {
     pub collect: GatherAlgo,
     /// All-reduce of `bytes` per PE.
     pub reduce: ReduceAlgo,
-    /// Reduce-scatter of `bytes` per PE (the whole source).
+    /// Reduce-scatter of blocks of `bytes`.
     pub reduce_scatter: ReduceScatterAlgo,
 }
 
@@ -281,7 +281,20 @@ pub fn plan(f: &Forced, team_size: usize, bytes: usize, mapped: bool) -> Plan {
         fcollect: fcollect(f, all),
         collect: collect(f, all),
         reduce: reduce(f, one),
-        reduce_scatter: reduce_scatter(f, one),
+        reduce_scatter: reduce_scatter(f, all),
+    }
+}
+
+impl crate::Ctx {
+    /// The algorithms the decision tree (with `RSHMEM_COLL_ALGO`) picks on `team` for a
+    /// message of `bytes` per PE (for reduce_scatter: per block).
+    pub fn coll_plan(&self, team: crate::Team, bytes: usize) -> Result<Plan> {
+        let t = self.team_info("coll_plan", team)?;
+        let mapped = (0..t.size).all(|i| {
+            let pe = t.world_pe(i);
+            self.rt.to(pe).direct_address(pe, 0).is_some()
+        });
+        Ok(plan(&self.rt.coll.forced, t.size, bytes, mapped))
     }
 }
 
