@@ -210,19 +210,30 @@ impl ReduceOp {
 /// The element type of a reduction given by tag (the address forms and the C ABI).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
-#[allow(missing_docs)]
 pub enum ReduceDtype {
+    /// `i8` (C `char`, `signed char`, `int8_t`).
     I8 = 0,
+    /// `i16` (`short`, `int16_t`).
     I16 = 1,
+    /// `i32` (`int`, `int32_t`).
     I32 = 2,
+    /// `i64` (`long`, `long long`, `int64_t`).
     I64 = 3,
+    /// `isize` (`ptrdiff_t`).
     Isize = 4,
+    /// `u8` (`unsigned char`, `uint8_t`).
     U8 = 5,
+    /// `u16` (`unsigned short`, `uint16_t`).
     U16 = 6,
+    /// `u32` (`unsigned int`, `uint32_t`).
     U32 = 7,
+    /// `u64` (`unsigned long`, `unsigned long long`, `uint64_t`).
     U64 = 8,
+    /// `usize` (`size_t`).
     Usize = 9,
+    /// `f32` (`float`).
     F32 = 10,
+    /// `f64` (`double`).
     F64 = 11,
 }
 
