@@ -2,19 +2,22 @@
 //!
 //! [`init`] builds the runtime: bootstrap, symmetric heap, transport table, predefined
 //! teams. A `Ctx` is a handle on it; every operation is a method of `Ctx`. Several `Ctx`
-//! handles (made with `Ctx::create_ctx`, see `ops::ctx`) share one runtime and differ only
-//! in their ordering domain. There are no hidden globals: the C ABI keeps its own.
+//! handles (made with `Ctx::create_ctx`, see `ops::context`) share one runtime and differ
+//! only in their communication context: ordering and completion domain, options, team.
+//! There are no hidden globals: the C ABI keeps its own.
 
 use crate::bootstrap::{self, Bootstrap};
 use crate::env::Config;
 use crate::error::{Error, Result};
 use crate::heap::layout::SysLayout;
-use crate::heap::SymmetricHeap;
+use crate::heap::{SymmetricHeap, UserMemory};
+use crate::ops::context::CtxDomain;
+use crate::ops::lock::HeldLocks;
 use crate::team::TeamTable;
 use crate::transport::local::LocalTransport;
 use crate::transport::notify::WaitPolicy;
 use crate::transport::{Transport, TransportTable};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -28,6 +31,12 @@ pub(crate) struct Runtime {
     pub(crate) transports: TransportTable,
     pub(crate) teams: TeamTable,
     pub(crate) coll: crate::coll::CollConfig,
+    /// Number of the next communication context (0 is the default context).
+    pub(crate) next_ctx_id: AtomicU32,
+    /// Distributed locks this PE holds.
+    pub(crate) locks: HeldLocks,
+    #[cfg(feature = "cuda")]
+    pub(crate) gpu: Option<Arc<crate::gpu::Gpu>>,
     finalized: AtomicBool,
 }
 
@@ -71,20 +80,24 @@ impl Drop for Runtime {
     }
 }
 
-/// Options of a communication context (OpenSHMEM `SHMEM_CTX_*`).
+/// Options of a communication context (OpenSHMEM `SHMEM_CTX_*`; C bits in
+/// [`CtxOptions::from_bits`]). See `ops::context` for what each changes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CtxOptions {
     /// Only one thread at a time uses the context.
     pub serialized: bool,
     /// Only the creating thread uses the context.
     pub private: bool,
-    /// The context issues no stores (puts, AMOs without fetch); quiet has nothing to wait for.
+    /// The context issues no stores: puts, updating AMOs and signals through it are
+    /// refused; quiet has nothing of its own to wait for.
     pub nostore: bool,
 }
 
 /// A handle on the rshmem runtime: the entry point of every operation.
 ///
-/// Cloning is cheap and shares the runtime and the ordering domain. The runtime finalizes
+/// Each `Ctx` value is a communication context (OpenSHMEM `shmem_ctx_t`): [`init`] returns
+/// the default context, [`Ctx::create_ctx`] and [`Ctx::team_create_ctx`] make more.
+/// Cloning is cheap and shares the runtime and the context. The runtime finalizes
 /// (a collective barrier) when the last handle and the last symmetric allocation are
 /// dropped, or at [`Ctx::finalize`]; a PE that panics before that aborts the job instead,
 /// so that its peers are ended rather than left waiting.
@@ -92,11 +105,18 @@ pub struct CtxOptions {
 pub struct Ctx {
     pub(crate) rt: Arc<Runtime>,
     pub(crate) options: CtxOptions,
+    pub(crate) domain: Arc<CtxDomain>,
 }
 
 impl std::fmt::Debug for Ctx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ctx").field("pe", &self.rt.my_pe).field("n_pes", &self.rt.n_pes).field("options", &self.options).finish()
+        f.debug_struct("Ctx")
+            .field("pe", &self.rt.my_pe)
+            .field("n_pes", &self.rt.n_pes)
+            .field("ctx_id", &self.domain.id)
+            .field("team", &self.domain.team)
+            .field("options", &self.options)
+            .finish()
     }
 }
 
@@ -129,15 +149,81 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let (my_pe, n_pes) = (boot.rank(), boot.size());
     let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
-    let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics)?;
-    let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
-    let transports = TransportTable::uniform(n_pes, local);
+    #[cfg(feature = "cuda")]
+    let (heap, transport, gpu) = {
+        use crate::gpu::{self, DeviceChoice};
+        let choice = match config.device.as_str() {
+            "cpu" => DeviceChoice::Cpu,
+            "gpu" => DeviceChoice::Gpu,
+            _ => DeviceChoice::Auto,
+        };
+        match gpu::open_for_pe(choice, my_pe)? {
+            None => {
+                let heap = SymmetricHeap::create(
+                    &mut *boot,
+                    sys,
+                    config.symmetric_size,
+                    config.max_symmetric_size,
+                    options.statics,
+                    UserMemory::Host,
+                )?;
+                let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
+                (heap, local, None)
+            }
+            Some(cuda) => {
+                let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
+                let dev = Arc::new(gpu::memory::DeviceHeap::new(cuda.clone(), n_pes, my_pe, max_user)?);
+                let user = UserMemory::Device(dev.clone());
+                let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, user)?;
+                let layout = gpu::state::DeviceSysLayout::new(sys.max_teams);
+                let sys_base = heap.alloc(&mut *boot, "init", layout.size, 4096)? as u64;
+                let setup = gpu::GpuSetup {
+                    my_pe,
+                    n_pes,
+                    heap_size: heap.capacity(),
+                    sys_base,
+                    max_teams: sys.max_teams,
+                    debug: config.device_debug,
+                    wait_timeout_ns: config.device_wait_timeout.saturating_mul(1_000_000_000),
+                };
+                let g = gpu::Gpu::new(cuda, dev, setup)?;
+                g.set_team(0, Some((0, 1, n_pes)))?;
+                g.set_team(1, Some((0, 1, n_pes)))?;
+                let host = LocalTransport::new(heap.bases(), heap.stride());
+                let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
+                (heap, t, Some(g))
+            }
+        }
+    };
+    #[cfg(not(feature = "cuda"))]
+    let (heap, transport) = {
+        let heap =
+            SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
+        let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
+        (heap, local)
+    };
+    let transports = TransportTable::uniform(n_pes, transport);
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
     let coll = crate::coll::CollConfig { forced, check: config.coll_check };
-    let rt = Runtime { my_pe, n_pes, config, boot: Mutex::new(boot), heap, transports, teams, coll, finalized: AtomicBool::new(false) };
+    let domain = Arc::new(CtxDomain::default_context(&transports));
+    let rt = Runtime {
+        my_pe,
+        n_pes,
+        config,
+        boot: Mutex::new(boot),
+        heap,
+        transports,
+        teams,
+        coll,
+        next_ctx_id: AtomicU32::new(1),
+        locks: HeldLocks::default(),
+        #[cfg(feature = "cuda")]
+        gpu,
+        finalized: AtomicBool::new(false),
+    };
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
     rt.boot().barrier()?;
-    Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default() })
+    Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default(), domain })
 }
 
 /// Puts this PE's number into an init error about an environment variable.
@@ -187,6 +273,17 @@ impl Ctx {
         } else {
             Err(Error::PeOutOfRange { call, arg: "pe", pe: pe as i64, n_pes: self.rt.n_pes, team: Default::default() })
         }
+    }
+
+    /// This PE's GPU runtime, when it runs as a GPU PE (its heap is in GPU memory).
+    #[cfg(feature = "cuda")]
+    pub fn gpu(&self) -> Option<&Arc<crate::gpu::Gpu>> {
+        self.rt.gpu.as_ref()
+    }
+
+    /// Whether this PE's symmetric heap lives in GPU memory.
+    pub fn heap_is_device(&self) -> bool {
+        self.rt.heap.is_device()
     }
 
     /// Symmetric heap statistics: (bytes in use, bytes of address space reserved per PE).

@@ -75,7 +75,7 @@ pub enum Error {
         pe: usize,
     },
     /// The symmetric heap cannot hold the request, even after growing to its limit.
-    #[error("{call}: cannot allocate {requested} bytes: symmetric heap exhausted ({in_use} bytes in use, limit {limit} bytes; raise RSHMEM_MAX_SYMMETRIC_SIZE) on PE {pe}")]
+    #[error("{call}: argument `size`: cannot allocate {requested} bytes: symmetric heap exhausted ({in_use} bytes in use, limit {limit} bytes; raise RSHMEM_MAX_SYMMETRIC_SIZE) on PE {pe}")]
     HeapExhausted {
         /// The API call.
         call: &'static str,
@@ -150,6 +150,16 @@ pub enum Error {
         call: &'static str,
         /// What is missing.
         detail: String,
+    },
+    /// A CUDA driver, NVRTC or GPU-side failure.
+    #[error("{call}: {detail} (on PE {pe})")]
+    Gpu {
+        /// The CUDA call or rshmem operation.
+        call: &'static str,
+        /// What went wrong (the driver's error name, the compiler's log, ...).
+        detail: String,
+        /// This PE.
+        pe: usize,
     },
     /// An operating-system call failed.
     #[error("{call}: {source}")]

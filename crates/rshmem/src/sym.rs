@@ -63,22 +63,31 @@ impl<T: SymType> Sym<T> {
     }
 
     fn check_index(&self, call: &'static str, index: usize, count: usize) -> Result<()> {
+        self.elements(call, "index", index, count, self.rt.my_pe).map(|_| ())
+    }
+
+    /// Address of element `index` after checking that elements `index..index + count` lie
+    /// inside this allocation; `arg` and `pe` name the argument and PE in the error. Every
+    /// typed operation (RMA, AMO, signal, wait, test) goes through it: the heap's range
+    /// check alone would accept an index just past the end, whose address is the start of
+    /// the next allocation.
+    pub(crate) fn elements(&self, call: &'static str, arg: &'static str, index: usize, count: usize, pe: usize) -> Result<usize> {
         if index.checked_add(count).is_some_and(|e| e <= self.len) {
-            Ok(())
+            Ok(self.addr_of(index))
         } else {
             Err(Error::OutOfBounds {
                 call,
-                arg: "index",
+                arg,
                 addr: self.addr_of(index.min(self.len)),
-                len: count * std::mem::size_of::<T>(),
+                len: count.saturating_mul(std::mem::size_of::<T>()),
                 detail: format!("elements {index}..{} are past the end of a {}-element allocation", index.saturating_add(count), self.len),
-                pe: self.rt.my_pe,
+                pe,
             })
         }
     }
 
     fn my_offset(&self, i: usize) -> usize {
-        self.addr_of(i) - self.rt.heap.base(self.rt.my_pe)
+        self.rt.heap.offset_of(self.addr_of(i)).expect("a live Sym lies in the symmetric heap")
     }
 
     /// Copies element `i` out of this PE's memory (an atomic load for word types is
@@ -121,6 +130,7 @@ impl<T: SymType> Sym<T> {
     /// No peer (or other thread) may write these elements while the slice lives: the
     /// program must have synchronized (barrier, wait, quiet) so that it knows none does.
     pub unsafe fn local_slice(&self) -> &[T] {
+        assert!(!self.rt.heap.is_device(), "Sym::local_slice: the heap is in GPU memory; copy with to_vec or use it from a kernel");
         // SAFETY: `addr..addr+len*size` is a live allocation of the mapped heap, aligned for
         // T (allocations are 16-aligned), kept mapped by `self.rt`; the caller rules out
         // concurrent writers.
@@ -133,6 +143,7 @@ impl<T: SymType> Sym<T> {
     /// As for [`Sym::local_slice`], and no other view of these elements may be alive.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn local_slice_mut(&self) -> &mut [T] {
+        assert!(!self.rt.heap.is_device(), "Sym::local_slice_mut: the heap is in GPU memory; write with copy_from or from a kernel");
         // SAFETY: as in `local_slice`; the caller rules out aliasing views.
         unsafe { std::slice::from_raw_parts_mut(self.addr as *mut T, self.len) }
     }
@@ -162,12 +173,9 @@ impl Ctx {
 
     /// Allocates `len` zeroed elements aligned to `align` bytes (collective).
     pub fn alloc_aligned<T: SymType>(&self, len: usize, align: usize) -> Result<Sym<T>> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::InvalidArgument {
-            call: "alloc",
-            arg: "len",
-            detail: format!("{len} elements of {} overflow", T::NAME),
-            pe: self.my_pe(),
-        })?;
+        // An overflowing size asks for "everything": the collective check then still runs on
+        // every PE (a mismatch is reported everywhere) and the request fails as exhausted.
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
         let addr = self.malloc_bytes("alloc", bytes, align)?;
         let s = Sym { rt: self.rt.clone(), addr, len, _t: PhantomData };
         s.fill(T::zeroed());
@@ -193,8 +201,21 @@ impl Ctx {
     /// Returns the local address. The memory is not zeroed.
     pub fn malloc_bytes(&self, call: &'static str, size: usize, align: usize) -> Result<usize> {
         crate::ops::order::quiet_all(&self.rt);
-        let mut boot = self.rt.boot();
-        self.rt.heap.alloc(&mut **boot, call, size, align)
+        let before = self.rt.heap.capacity();
+        let addr = {
+            let mut boot = self.rt.boot();
+            self.rt.heap.alloc(&mut **boot, call, size, align)?
+        };
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.rt.gpu {
+            let after = self.rt.heap.capacity();
+            if after != before {
+                g.set_heap_size(after)?;
+            }
+        }
+        #[cfg(not(feature = "cuda"))]
+        let _ = before;
+        Ok(addr)
     }
 
     /// Byte-level collective free.

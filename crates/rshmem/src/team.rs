@@ -124,6 +124,11 @@ impl TeamTable {
 const SPLIT_SCRATCH: usize = crate::heap::layout::SLOT_SPLIT;
 const RECORD_WORDS: usize = 8;
 
+/// Most team slots (`RSHMEM_MAX_TEAMS`) a split can handle: each member's record carries
+/// a mask with one bit per slot, and it must fit in the parent's slot after the scratch
+/// offset (48,640 with 8 KiB slots).
+pub const MAX_TEAM_SLOTS: usize = ((TEAM_SLOT - SPLIT_SCRATCH) / 8 - RECORD_WORDS) * 64;
+
 fn world_of(rt: &Runtime, call: &'static str, team: Team) -> Result<Arc<TeamInfo>> {
     rt.teams.get(call, team, rt.my_pe)
 }
@@ -191,8 +196,10 @@ impl Ctx {
             Err(bad("size", "a team needs at least one PE".into()))
         } else if stride == 0 && size > 1 {
             Err(bad("stride", "stride 0 is allowed only for a team of one PE".into()))
-        } else if start + (size - 1) * stride >= p.size {
-            Err(bad("size", format!("PEs {start}, {}, ... ({size} of them) do not fit in a parent of {} PEs", start + stride, p.size)))
+        } else if (size - 1).checked_mul(stride).and_then(|span| span.checked_add(start)).is_none_or(|last| last >= p.size) {
+            // Checked: a huge stride must not wrap around into a "valid" team.
+            let second = start.saturating_add(stride);
+            Err(bad("size", format!("PEs {start}, {second}, ... ({size} of them) do not fit in a parent of {} PEs", p.size)))
         } else {
             Ok(())
         };
@@ -290,7 +297,7 @@ impl Ctx {
         if free.len() < triples.len() {
             return Err(Error::Unsupported {
                 call,
-                detail: format!("all {} team slots are in use (raise RSHMEM_MAX_TEAMS)", tt.max_teams),
+                detail: format!("all {} team slots are in use among the parent's PEs (raise RSHMEM_MAX_TEAMS) (on PE {me})", tt.max_teams),
             });
         }
         let Some((s, st, n)) = wanted else { return Ok(Team::INVALID) };
@@ -298,6 +305,10 @@ impl Ctx {
         let slot = free[k];
         let info = TeamInfo::new(s, st, n, (me - s) / st.max(1), slot, config);
         tt.used_slots.lock().expect("slots")[slot / 64] |= 1 << (slot % 64);
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &rt.gpu {
+            g.set_team(slot, Some((s, st, n)))?;
+        }
         let id = tt.next_id.fetch_add(1, Ordering::Relaxed);
         tt.teams.write().expect("team table").insert(id, Arc::new(info));
         Ok(Team(id))
@@ -316,6 +327,10 @@ impl Ctx {
         let off = self.rt.heap.sys().team_slot(t.slot);
         let me = self.my_pe();
         self.rt.to(me).put(me, off, &vec![0u8; TEAM_SLOT]);
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.rt.gpu {
+            g.set_team(t.slot, None)?;
+        }
         self.rt.teams.teams.write().expect("team table").remove(&team.0);
         self.rt.teams.used_slots.lock().expect("slots")[t.slot / 64] &= !(1 << (t.slot % 64));
         Ok(())

@@ -64,8 +64,10 @@ struct PeState {
     connected: bool,
     finalized: bool,
     exited: Option<ExitStatus>,
-    /// A clean exit seen before the PE's reader thread finished: judged at Disconnected.
-    exit_unjudged: Option<ExitStatus>,
+    /// The reader saw the socket close: every frame the PE sent has been handled.
+    disconnected: bool,
+    /// An exit reported before the PE's last frames were read (judged once they are).
+    exit_seen: Option<(ExitStatus, Instant)>,
     pending: Option<Contribution>,
 }
 
@@ -213,7 +215,11 @@ impl Job {
     }
 
     fn live(&self) -> impl Iterator<Item = (usize, &PeState)> {
-        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none())
+        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none() && p.exit_seen.is_none())
+    }
+
+    fn unfinished(&self) -> bool {
+        self.pes.iter().any(|p| p.exited.is_none())
     }
 
     fn signal_live(&self, sig: Signal) {
@@ -319,27 +325,43 @@ impl Job {
         self.try_complete_round();
     }
 
+    /// A child exited. Its reader may still hold frames it sent before exiting (its
+    /// Finalize, say): judge the exit only once the reader has seen the socket close.
+    fn on_child_exit(&mut self, pe: usize, status: ExitStatus) {
+        let p = &mut self.pes[pe];
+        if p.connected && !p.disconnected {
+            p.exit_seen = Some((status, Instant::now()));
+        } else {
+            self.on_exit(pe, status);
+        }
+    }
+
+    fn on_disconnect(&mut self, pe: usize) {
+        let p = &mut self.pes[pe];
+        p.disconnected = true;
+        p.stream = None;
+        if let Some((status, _)) = p.exit_seen.take() {
+            self.on_exit(pe, status);
+        }
+    }
+
+    /// Exits whose socket stayed open (a forked child holds it) are judged after a grace.
+    fn judge_stale_exits(&mut self) {
+        let stale: Vec<(usize, ExitStatus)> = self
+            .pes
+            .iter()
+            .enumerate()
+            .filter_map(|(pe, p)| p.exit_seen.filter(|(_, t)| t.elapsed() > Duration::from_secs(1)).map(|(s, _)| (pe, s)))
+            .collect();
+        for (pe, status) in stale {
+            self.pes[pe].exit_seen = None;
+            self.on_exit(pe, status);
+        }
+    }
+
     fn on_exit(&mut self, pe: usize, status: ExitStatus) {
         let p = &mut self.pes[pe];
         p.exited = Some(status);
-        if status.success() && !p.finalized && p.stream.is_some() {
-            // The exit can overtake the PE's last frames (its Finalize) on their way through
-            // the reader thread, which reports Disconnected after the last one: judge then.
-            p.exit_unjudged = Some(status);
-            return;
-        }
-        self.judge_exit(pe, status);
-    }
-
-    fn on_disconnected(&mut self, pe: usize) {
-        self.pes[pe].stream = None;
-        if let Some(status) = self.pes[pe].exit_unjudged.take() {
-            self.judge_exit(pe, status);
-        }
-    }
-
-    fn judge_exit(&mut self, pe: usize, status: ExitStatus) {
-        let p = &mut self.pes[pe];
         p.stream = None;
         let (pid, connected, finalized) = (p.pid, p.connected, p.finalized);
         let code = exit_code(&status);
@@ -415,7 +437,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
         });
     }
     let started = Instant::now();
-    while job.live().count() > 0 {
+    while job.unfinished() {
+        job.judge_stale_exits();
         let mut wait = Duration::from_millis(200);
         if let Some(t) = opts.timeout {
             wait = wait.min(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
@@ -439,8 +462,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             }
             Ok(Event::Refused(why)) => job.say(&format!("refused a connection: {why}")),
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
-            Ok(Event::Disconnected { pe }) => job.on_disconnected(pe),
-            Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
+            Ok(Event::Disconnected { pe }) => job.on_disconnect(pe),
+            Ok(Event::Exited { pe, status }) => job.on_child_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }

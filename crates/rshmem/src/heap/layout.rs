@@ -1,7 +1,7 @@
 //! Layout of the runtime's own area at the start of every PE's heap.
 //!
 //! ```text
-//! offset 0                      header: wake sequence (u32), waiter count (u32), reserved to 4 KiB
+//! offset 0                      header: wake sequence (u32), wake flag (u32, armed by sleepers), reserved to 4 KiB
 //! offset 4096                   team slots: max_teams x TEAM_SLOT bytes (synchronization words)
 //! 4096 + max_teams*TEAM_SLOT    team staging: max_teams x TEAM_STAGE bytes (collective scratch)
 //! ```
@@ -36,7 +36,7 @@ pub const TEAM_SLOT: usize = 8192;
 pub const HEADER: usize = 4096;
 /// Offset of the wake sequence word in the header.
 pub const WAKE_SEQ: usize = 0;
-/// Offset of the waiter count in the header.
+/// Offset of the wake flag in the header (non-zero while a sleeper may need a wake).
 pub const WAITERS: usize = 4;
 
 /// Offset in a team slot of the barrier round counters (64 u64 words).

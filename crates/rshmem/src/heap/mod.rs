@@ -56,6 +56,16 @@ pub struct StaticSegment {
     pub fd: rustix::fd::OwnedFd,
 }
 
+/// Where the user heap's memory lives.
+#[derive(Debug, Clone)]
+pub enum UserMemory {
+    /// Host memory: memfd segments in the same reservation as the runtime area.
+    Host,
+    /// GPU memory: CUDA VMM segments in a device address reservation.
+    #[cfg(feature = "cuda")]
+    Device(Arc<crate::gpu::memory::DeviceHeap>),
+}
+
 /// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
 type AllocTable = Vec<(usize, usize)>;
 
@@ -69,6 +79,7 @@ pub struct SymmetricHeap {
     /// (start in this PE, length) of the static segment, if any; it is mapped at offset
     /// `sys.size + max_user` of every PE's heap.
     statics: Option<(usize, usize)>,
+    user: UserMemory,
     reservation: Reservation,
     state: Mutex<HeapState>,
     table: ArcSwap<AllocTable>,
@@ -100,6 +111,7 @@ impl SymmetricHeap {
         initial_user: usize,
         max_user: usize,
         statics: Option<StaticSegment>,
+        user: UserMemory,
     ) -> Result<SymmetricHeap> {
         let (my_pe, n_pes) = (boot.rank(), boot.size());
         let max_user = align_up(max_user.max(initial_user), SEGMENT_ALIGN);
@@ -121,12 +133,14 @@ impl SymmetricHeap {
             stride,
             max_user,
             statics: statics.as_ref().map(|s| (s.start, s.len)),
+            user,
             reservation,
             state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
             table: ArcSwap::from_pointee(Vec::new()),
         };
-        let first = Segment { offset: 0, len: sys.size + initial_user };
-        heap.add_segment(boot, first)?;
+        heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
+        let first = Segment { offset: sys.size, len: initial_user };
+        heap.add_user_segment(boot, first)?;
         heap.state.lock().expect("heap lock").segments.push(first);
         if let Some(st) = statics {
             let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&st.fd))?;
@@ -135,6 +149,35 @@ impl SymmetricHeap {
             }
         }
         Ok(heap)
+    }
+
+    /// Maps a new piece of the user heap (offsets from the heap base) on every PE.
+    fn add_user_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
+        match &self.user {
+            UserMemory::Host => self.add_segment(boot, seg),
+            #[cfg(feature = "cuda")]
+            UserMemory::Device(d) => d.add(boot, seg.offset - self.sys.size, seg.len),
+        }
+    }
+
+    /// Whether the user heap lives in GPU memory.
+    pub fn is_device(&self) -> bool {
+        !matches!(self.user, UserMemory::Host)
+    }
+
+    /// Where the user heap lives.
+    pub fn user_memory(&self) -> &UserMemory {
+        &self.user
+    }
+
+    /// Bytes of user heap mapped now (grows with the heap).
+    pub fn capacity(&self) -> usize {
+        self.state.lock().expect("heap lock").alloc.capacity()
+    }
+
+    /// Largest size the user heap may grow to.
+    pub fn max_user(&self) -> usize {
+        self.max_user
     }
 
     fn add_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
@@ -183,7 +226,16 @@ impl SymmetricHeap {
 
     /// First address of this PE's user heap.
     pub fn user_base(&self) -> usize {
-        self.base(self.my_pe) + self.sys.size
+        self.user_base_of(self.my_pe)
+    }
+
+    /// First address (in this process) of `pe`'s user heap.
+    pub fn user_base_of(&self, pe: usize) -> usize {
+        match &self.user {
+            UserMemory::Host => self.base(pe) + self.sys.size,
+            #[cfg(feature = "cuda")]
+            UserMemory::Device(d) => d.base(pe) as usize,
+        }
     }
 
     /// End of the address range this PE's user heap may ever occupy.
@@ -200,14 +252,19 @@ impl SymmetricHeap {
     /// heap or static data) names on `pe`: `base(pe) + offset(addr)`. The one place
     /// remote addresses are made.
     pub fn translate(&self, addr: usize, pe: usize) -> Option<usize> {
-        self.offset_of(addr).map(|off| self.base(pe) + off)
+        let off = self.offset_of(addr)?;
+        if off >= self.sys.size && off < self.static_offset() {
+            Some(self.user_base_of(pe) + (off - self.sys.size))
+        } else {
+            Some(self.base(pe) + off)
+        }
     }
 
     /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range or
     /// in the static segment.
     pub fn offset_of(&self, addr: usize) -> Option<usize> {
         if addr >= self.user_base() && addr < self.user_limit() {
-            return Some(addr - self.base(self.my_pe));
+            return Some(self.sys.size + (addr - self.user_base()));
         }
         match self.statics {
             Some((start, len)) if addr >= start && addr < start + len => Some(self.static_offset() + (addr - start)),
@@ -261,7 +318,10 @@ impl SymmetricHeap {
     /// same arguments (checked: a PE that differs from PE 0 gets an error naming both).
     /// Returns the allocation's address in this PE.
     pub fn alloc(&self, boot: &mut dyn Bootstrap, call: &'static str, size: usize, align: usize) -> Result<usize> {
-        let align = align.max(MIN_ALIGN);
+        // Compare the arguments before judging them: a PE that returned early on a bad
+        // argument would leave its peers in the exchange, out of step for good.
+        let align = if align.is_power_of_two() || align == 0 { align.max(MIN_ALIGN) } else { align };
+        check_same(boot, call, &[("size", size as u64), ("alignment", align as u64)])?;
         if !align.is_power_of_two() {
             return Err(Error::InvalidArgument {
                 call,
@@ -270,16 +330,16 @@ impl SymmetricHeap {
                 pe: self.my_pe,
             });
         }
-        check_same(boot, call, &[("size", size as u64), ("alignment", align as u64)])?;
         let mut st = self.state.lock().expect("heap lock");
         let off = match st.alloc.alloc(size, align) {
             Some(off) => off,
             None => {
                 let need = st.alloc.shortfall(size, align);
                 let cap = st.alloc.capacity();
-                let grow = align_up(need.max(cap), SEGMENT_ALIGN);
-                let new_cap = (cap + grow).min(self.max_user);
-                if new_cap < cap + need {
+                // `cap <= max_user`, so this is the room left; comparing before adding
+                // keeps huge requests (sizes or alignments near 2^64) from overflowing.
+                let room = self.max_user - cap;
+                if need > room {
                     return Err(Error::HeapExhausted {
                         call,
                         requested: size,
@@ -288,8 +348,9 @@ impl SymmetricHeap {
                         pe: self.my_pe,
                     });
                 }
+                let new_cap = cap + align_up(need.max(cap), SEGMENT_ALIGN).min(room);
                 let seg = Segment { offset: self.sys.size + cap, len: new_cap - cap };
-                self.add_segment(boot, seg)?;
+                self.add_user_segment(boot, seg)?;
                 st.segments.push(seg);
                 st.alloc.grow(new_cap);
                 tracing::debug!(pe = self.my_pe, new_cap, "symmetric heap grew");
@@ -302,15 +363,18 @@ impl SymmetricHeap {
 
     /// Collective free of the allocation at `addr` (every PE must free the same one).
     pub fn free(&self, boot: &mut dyn Bootstrap, call: &'static str, addr: usize) -> Result<()> {
-        let off = self.offset_of(addr).ok_or(Error::NotSymmetric {
+        // As in `alloc`: exchange first (an address off the heap counts as offset
+        // u64::MAX), so that every PE returns the same verdict.
+        let user_off = self.offset_of(addr).filter(|&o| o < self.static_offset()).map(|o| o - self.sys.size);
+        check_same(boot, call, &[("ptr (heap offset)", user_off.map_or(u64::MAX, |o| o as u64))])?;
+        let off = user_off.ok_or(Error::NotSymmetric {
             call,
             arg: "ptr",
             addr,
             base: self.user_base(),
             end: self.user_limit(),
             pe: self.my_pe,
-        })? - self.sys.size;
-        check_same(boot, call, &[("ptr (heap offset)", off as u64)])?;
+        })?;
         let mut st = self.state.lock().expect("heap lock");
         st.alloc.free(off).ok_or_else(|| Error::InvalidArgument {
             call,
