@@ -69,17 +69,17 @@
 pub mod alltoall;
 pub mod barrier;
 pub mod broadcast;
-mod broadcast_direct;
-mod broadcast_tree;
+pub mod broadcast_direct;
+pub mod broadcast_tree;
 pub mod gather;
-mod gather_direct;
-mod gather_ring;
+pub mod gather_direct;
+pub mod gather_ring;
 pub mod reduce;
-mod reduce_oneshot;
-mod reduce_ring;
-mod reduce_rsag;
-mod reduce_scatter_direct;
-mod scan;
+pub mod reduce_oneshot;
+pub mod reduce_ring;
+pub mod reduce_rsag;
+pub mod reduce_scatter_direct;
+pub mod scan;
 pub mod select;
 pub(crate) mod session;
 
