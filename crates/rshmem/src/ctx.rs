@@ -31,6 +31,7 @@ pub(crate) struct Runtime {
     pub(crate) heap: SymmetricHeap,
     pub(crate) transports: TransportTable,
     pub(crate) teams: TeamTable,
+    pub(crate) coll: crate::coll::CollConfig,
     /// Number of the next communication context (0 is the default context).
     pub(crate) next_ctx_id: AtomicU32,
     /// Distributed locks this PE holds.
@@ -149,6 +150,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let config = Config::from_env()?;
     let mut boot = bootstrap::from_env()?;
     let (my_pe, n_pes) = (boot.rank(), boot.size());
+    let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
     #[cfg(feature = "cuda")]
     let (heap, transports, gpu) = {
@@ -207,6 +209,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         (heap, table)
     };
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
+    let coll = crate::coll::CollConfig { forced, check: config.coll_check };
     let domain = Arc::new(CtxDomain::default_context(&transports));
     let rt = Runtime {
         my_pe,
@@ -216,6 +219,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         heap,
         transports,
         teams,
+        coll,
         next_ctx_id: AtomicU32::new(1),
         locks: HeldLocks::default(),
         #[cfg(feature = "cuda")]
@@ -242,6 +246,14 @@ fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHe
     heap.set_segment_hook(boot, ucx.clone())?;
     let ucx: Arc<dyn Transport> = ucx;
     Ok(TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()))
+}
+
+/// Puts this PE's number into an init error about an environment variable.
+fn at_pe(e: Error, my_pe: usize) -> Error {
+    match e {
+        Error::InvalidArgument { call, arg, detail, .. } => Error::InvalidArgument { call, arg, detail, pe: my_pe },
+        other => other,
+    }
 }
 
 impl Ctx {

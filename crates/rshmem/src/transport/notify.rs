@@ -81,8 +81,10 @@ pub struct WaitPolicy {
     pub warn_after: Option<Duration>,
 }
 
-/// Waits until `ready()` holds for the heap at `my_heap_base`, spinning, then sleeping.
-/// `describe` names what is waited for in the hang warning.
+/// Waits until `ready()` holds, spinning, then sleeping on the futex of the heap at
+/// `my_heap_base`: the heap that holds the watched words (this PE's, or a mapped peer's,
+/// as the collectives do when they watch a peer's progress word; stores into a heap wake
+/// that heap's waiters). `describe` names what is waited for in the hang warning.
 pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut() -> bool, describe: impl Fn() -> String) -> WaitOutcome {
     for i in 0..policy.spin {
         if ready() {
