@@ -15,7 +15,7 @@
 //! (`rshmem::ReduceType`), so every member computes the same result. `pWrk` is not needed.
 
 use crate::state::{bad_arg, rt, OrExit};
-use rshmem::{Cmp, Ctx};
+use rshmem::{Cmp, Ctx, ReduceOp, ReduceType};
 use std::ffi::{c_int, c_long, c_void};
 
 /// Counters of the barrier (enough rounds for 2^32 PEs).
@@ -254,3 +254,40 @@ c_fn!(alltoalls32, "alltoalls32";
 c_fn!(alltoalls64, "alltoalls64";
     fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
     |call| alltoall(call, dest, source, dst, sst, nelems, 8, pe_start, log_pe_stride, pe_size, psync));
+/// `TYPENAME_OP_to_all`: every member's `dest` becomes `op` over the members' `source`.
+pub(crate) unsafe fn to_all<T: ReduceType>(
+    call: &str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    start: c_int,
+    log: c_int,
+    n: c_int,
+    psync: *mut c_long,
+    op: ReduceOp,
+) {
+    let c = rt(call);
+    let set = ActiveSet::new(call, c, start, log, n);
+    if nreduce < 0 {
+        bad_arg(call, "nreduce", format_args!("{nreduce} is negative"));
+    }
+    let count = nreduce as usize;
+    let bytes = nelems_arg(call, count, std::mem::size_of::<T>());
+    barrier(call, c, &set, psync);
+    let mut acc = vec![T::zeroed(); count];
+    let mut theirs = vec![T::zeroed(); count];
+    for i in 0..set.size {
+        let buf = if i == 0 { &mut acc } else { &mut theirs };
+        c.getmem(bytemuck::cast_slice_mut(buf), source as usize, set.pe(i)).or_exit(call);
+        if i > 0 {
+            T::combine(op, &mut acc, &theirs);
+        }
+    }
+    // Every member has read every source before any dest (which may be a source) changes.
+    barrier(call, c, &set, psync);
+    if count > 0 {
+        // SAFETY: `dest` holds `nreduce` elements of this PE.
+        let d = unsafe { crate::state::local_mut(call, "dest", dest as *mut c_void, bytes) };
+        d.copy_from_slice(bytemuck::cast_slice(&acc));
+    }
+}

@@ -6,8 +6,8 @@
 //! and the `exports` test checks that every declared routine is exported.
 
 use crate::table::{
-    c_type, is_base_type, AMO_BITWISE, AMO_DEPRECATED_EXTENDED, AMO_DEPRECATED_STANDARD, AMO_EXTENDED, AMO_STANDARD, RMA, RMA_C_ONLY,
-    SIZES, SYNC,
+    c_type, is_base_type, AMO_BITWISE, AMO_DEPRECATED_EXTENDED, AMO_DEPRECATED_STANDARD, AMO_EXTENDED, AMO_STANDARD, REDUCE_ARITH_TYPES,
+    REDUCE_BITWISE_TYPES, REDUCE_MINMAX_TYPES, RMA, RMA_C_ONLY, SIZES, SYNC, TO_ALL_ARITH_TYPES, TO_ALL_BITWISE_TYPES,
 };
 use std::fmt::Write;
 
@@ -36,6 +36,10 @@ struct Op {
 impl Op {
     const fn new(generic: &'static str, name: &'static str, ret: &'static str, params: &'static str, ctx: bool) -> Op {
         Op { generic, name, ret, params, ctx, dispatch: 0, dispatch_const: false, no_cxx: &[] }
+    }
+    const fn on(mut self, dispatch: usize) -> Op {
+        self.dispatch = dispatch;
+        self
     }
     const fn const_ptr(mut self) -> Op {
         self.dispatch_const = true;
@@ -218,6 +222,52 @@ const SIGNAL: &[Op] = &[
     ),
 ];
 
+const COLL: &[Op] = &[
+    Op::new("shmem_broadcast", "{T}_broadcast", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems, int PE_root", false)
+        .on(1),
+    Op::new("shmem_collect", "{T}_collect", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
+    Op::new("shmem_fcollect", "{T}_fcollect", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
+    Op::new("shmem_alltoall", "{T}_alltoall", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
+    Op::new(
+        "shmem_alltoalls",
+        "{T}_alltoalls",
+        "int",
+        "shmem_team_t team, $T *dest, const $T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems",
+        false,
+    )
+    .on(1),
+];
+
+const REDUCE_PARAMS: &str = "shmem_team_t team, $T *dest, const $T *source, size_t nreduce";
+const REDUCE_BITWISE: &[Op] = &[
+    Op::new("shmem_and_reduce", "{T}_and_reduce", "int", REDUCE_PARAMS, false).on(1),
+    Op::new("shmem_or_reduce", "{T}_or_reduce", "int", REDUCE_PARAMS, false).on(1),
+    Op::new("shmem_xor_reduce", "{T}_xor_reduce", "int", REDUCE_PARAMS, false).on(1),
+];
+const REDUCE_MINMAX: &[Op] = &[
+    Op::new("shmem_max_reduce", "{T}_max_reduce", "int", REDUCE_PARAMS, false).on(1),
+    Op::new("shmem_min_reduce", "{T}_min_reduce", "int", REDUCE_PARAMS, false).on(1),
+];
+const REDUCE_ARITH: &[Op] = &[
+    Op::new("shmem_sum_reduce", "{T}_sum_reduce", "int", REDUCE_PARAMS, false).on(1),
+    Op::new("shmem_prod_reduce", "{T}_prod_reduce", "int", REDUCE_PARAMS, false).on(1),
+    Op::new("shmem_sum_inscan", "{T}_sum_inscan", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
+    Op::new("shmem_sum_exscan", "{T}_sum_exscan", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
+];
+
+const TO_ALL_PARAMS: &str = "$T *dest, const $T *source, int nreduce, int PE_start, int logPE_stride, int PE_size, $T *pWrk, long *pSync";
+const TO_ALL_BITWISE: &[Op] = &[
+    Op::new("", "{T}_and_to_all", "void", TO_ALL_PARAMS, false),
+    Op::new("", "{T}_or_to_all", "void", TO_ALL_PARAMS, false),
+    Op::new("", "{T}_xor_to_all", "void", TO_ALL_PARAMS, false),
+];
+const TO_ALL_ARITH: &[Op] = &[
+    Op::new("", "{T}_max_to_all", "void", TO_ALL_PARAMS, false),
+    Op::new("", "{T}_min_to_all", "void", TO_ALL_PARAMS, false),
+    Op::new("", "{T}_sum_to_all", "void", TO_ALL_PARAMS, false),
+    Op::new("", "{T}_prod_to_all", "void", TO_ALL_PARAMS, false),
+];
+
 /// A family and the TYPENAMEs it covers.
 struct Family {
     title: &'static str,
@@ -249,6 +299,22 @@ fn families() -> Vec<Family> {
         Family { title: "Atomics: deprecated names", ops: AMO_EXT_OLD, types: AMO_DEPRECATED_EXTENDED.to_vec(), inline: vec![] },
         Family { title: "Atomics: deprecated names (integers)", ops: AMO_STD_OLD, types: AMO_DEPRECATED_STANDARD.to_vec(), inline: vec![] },
         Family { title: "Signals: put with signal", ops: SIGNAL, types: bulk_types(), inline: vec![] },
+        Family { title: "Collectives: broadcast, collect, alltoall", ops: COLL, types: bulk_types(), inline: vec![] },
+        Family { title: "Reductions: and, or, xor", ops: REDUCE_BITWISE, types: REDUCE_BITWISE_TYPES.to_vec(), inline: vec![] },
+        Family { title: "Reductions: max, min", ops: REDUCE_MINMAX, types: REDUCE_MINMAX_TYPES.to_vec(), inline: vec![] },
+        Family { title: "Reductions: sum, prod; sum scans", ops: REDUCE_ARITH, types: REDUCE_ARITH_TYPES.to_vec(), inline: vec![] },
+        Family {
+            title: "Active-set reductions (deprecated): and, or, xor",
+            ops: TO_ALL_BITWISE,
+            types: TO_ALL_BITWISE_TYPES.to_vec(),
+            inline: vec![],
+        },
+        Family {
+            title: "Active-set reductions (deprecated): max, min, sum, prod",
+            ops: TO_ALL_ARITH,
+            types: TO_ALL_ARITH_TYPES.to_vec(),
+            inline: vec![],
+        },
     ]
 }
 
@@ -542,6 +608,15 @@ fn active_sets(w: &mut Writer) {
     }
 }
 
+fn collectives_mem(w: &mut Writer) {
+    w.section("Collectives: byte forms");
+    w.func("int", "shmem_broadcastmem", "shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root");
+    for op in ["collectmem", "fcollectmem", "alltoallmem"] {
+        w.func("int", &format!("shmem_{op}"), "shmem_team_t team, void *dest, const void *source, size_t nelems");
+    }
+    w.func("int", "shmem_alltoallsmem", "shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems");
+}
+
 fn locks(w: &mut Writer) {
     w.section("Distributed locks");
     w.func("void", "shmem_set_lock", "long *lock");
@@ -642,6 +717,7 @@ fn build() -> Writer {
     signals(&mut w);
     locks(&mut w);
     active_sets(&mut w);
+    collectives_mem(&mut w);
     ordering(&mut w);
     sync(&mut w);
     cache(&mut w);

@@ -25,6 +25,7 @@ pub mod table;
 mod active_set;
 mod amo;
 mod cache;
+mod coll;
 mod ctx;
 mod lock;
 mod memory;

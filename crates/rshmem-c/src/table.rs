@@ -94,6 +94,18 @@ pub const AMO_DEPRECATED_STANDARD: &[&str] = &["int", "long", "longlong"];
 /// TYPENAMEs of the deprecated `shmem_TYPENAME_fetch/set/swap` (the
 /// `if_deprecated_extended!` filter in `amo.rs`).
 pub const AMO_DEPRECATED_EXTENDED: &[&str] = &["int", "long", "longlong", "float", "double"];
+/// TYPENAMEs of the AND/OR/XOR reductions.
+pub const REDUCE_BITWISE_TYPES: &[&str] = rshmem::reduce_bitwise_types!(typenames);
+/// TYPENAMEs of the MAX/MIN reductions.
+pub const REDUCE_MINMAX_TYPES: &[&str] = rshmem::reduce_minmax_types!(typenames);
+/// TYPENAMEs of the SUM/PROD reductions and the sum scans.
+pub const REDUCE_ARITH_TYPES: &[&str] = rshmem::reduce_arith_types!(typenames);
+/// TYPENAMEs of the deprecated `and/or/xor_to_all` (the `if_to_all_bitwise!` filter in
+/// `coll.rs`).
+pub const TO_ALL_BITWISE_TYPES: &[&str] = &["short", "int", "long", "longlong"];
+/// TYPENAMEs of the deprecated `max/min/sum/prod_to_all` that Rust can compute (the
+/// `if_to_all_arith!` filter in `coll.rs`).
+pub const TO_ALL_ARITH_TYPES: &[&str] = &["short", "int", "long", "longlong", "float", "double"];
 /// TYPENAMEs of the point-to-point synchronization types.
 pub const SYNC: &[&str] = rshmem::sync_types!(typenames);
 

@@ -98,6 +98,7 @@ const PROGRAMS: &[&str] = &[
     "locks.c",
     "contexts.c",
     "active_set.c",
+    "coll.c",
     "threads.c",
     "profiling.c",
     "cxx.cpp",
@@ -166,6 +167,11 @@ fn contexts() {
 #[test]
 fn active_set() {
     program("active_set.c", &[2, 3, 4]);
+}
+
+#[test]
+fn coll() {
+    program("coll.c", &[2, 3, 4]);
 }
 
 #[test]
