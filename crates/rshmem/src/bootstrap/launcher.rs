@@ -41,6 +41,8 @@ pub struct LaunchOptions {
 
 /// Grace between SIGTERM and SIGKILL when ending PEs.
 const KILL_GRACE: Duration = Duration::from_millis(1000);
+/// Longest wait, after a PE exits, for its connection's last frames.
+const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// How long a connecting process has to present its key.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -62,6 +64,11 @@ struct PeState {
     pid: u32,
     stream: Option<UnixStream>,
     connected: bool,
+    /// The reader thread has seen the end of this PE's connection: every frame it sent
+    /// (a finalize included) has been delivered.
+    reader_done: bool,
+    /// An exit seen before the reader finished, judged once it has (or after a grace).
+    exit_pending: Option<(ExitStatus, Instant)>,
     finalized: bool,
     exited: Option<ExitStatus>,
     pending: Option<Contribution>,
@@ -421,10 +428,25 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
             Ok(Event::Disconnected { pe }) => {
                 job.pes[pe].stream = None;
+                job.pes[pe].reader_done = true;
+                if let Some((status, _)) = job.pes[pe].exit_pending.take() {
+                    job.on_exit(pe, status);
+                }
+            }
+            // The exit and the PE's last frames (its finalize) come from different threads:
+            // judge the exit only after the reader has delivered everything the PE sent.
+            Ok(Event::Exited { pe, status }) if job.pes[pe].connected && !job.pes[pe].reader_done => {
+                job.pes[pe].exit_pending = Some((status, Instant::now()));
             }
             Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
+        }
+        for pe in 0..job.pes.len() {
+            if job.pes[pe].exit_pending.is_some_and(|(_, at)| at.elapsed() >= EXIT_DRAIN) {
+                let (status, _) = job.pes[pe].exit_pending.take().expect("checked");
+                job.on_exit(pe, status);
+            }
         }
         if let Some(t) = opts.timeout {
             if started.elapsed() >= t && job.ending_since.is_none() {

@@ -1,0 +1,256 @@
+/*
+ * oshmem_perf.c: the anchor side of rshmem-perf, for Open MPI's OpenSHMEM.
+ *
+ * Written for rshmem from the OpenSHMEM 1.4 specification's API; no code is taken from
+ * any benchmark suite. rshmem-perf compiles it with Open MPI's oshcc at run time and
+ * starts it with oshrun.
+ *
+ * It reads the plan file that rshmem-perf writes (one case per line,
+ * "case OP BYTES ITERS WARMUP REPS"; '#' starts a comment), runs every case the way
+ * rshmem's PEs do (crates/rshmem-perf/src/pe.rs), and prints from PE 0 one line per case:
+ *
+ *   RESULT op=OP bytes=B iters=I reps=R median_us=M min_us=MIN max_us=MAX
+ *   SKIP op=OP bytes=B reason=WHY
+ *
+ * Timing, identical on both sides: a barrier, WARMUP untimed iterations, then REPS times
+ * { barrier; ITERS iterations timed with CLOCK_MONOTONIC }. The per-operation time of a
+ * repetition is its elapsed time over ITERS; PE 0 reports the median, minimum and
+ * maximum over the repetitions. A final barrier ends the case.
+ *
+ * Point-to-point cases run on N/2 pairs at once: PE i (i < N/2) drives PE i + N/2;
+ * PE 0's pair is reported. Collective cases involve every PE.
+ */
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum op_kind { OP_PUT, OP_PUT_NBI, OP_GET, OP_GET_NBI, OP_P, OP_G, OP_PINGPONG, OP_BARRIER, OP_UNKNOWN };
+
+static const struct {
+    const char *name;
+    enum op_kind kind;
+    int pairs; /* 1: point to point, 0: every PE */
+} OPS[] = {
+    {"put", OP_PUT, 1},         {"put_nbi", OP_PUT_NBI, 1}, {"get", OP_GET, 1}, {"get_nbi", OP_GET_NBI, 1},
+    {"p", OP_P, 1},             {"g", OP_G, 1},             {"pingpong", OP_PINGPONG, 1},
+    {"barrier", OP_BARRIER, 0},
+};
+
+enum role { INITIATOR, TARGET, IDLE };
+
+struct plan_case {
+    char op[64];
+    size_t bytes;
+    long iters, warmup, reps;
+};
+
+/* Everything one case needs while it runs. */
+struct state {
+    enum op_kind kind;
+    size_t bytes;
+    enum role role;
+    int partner;
+    unsigned char *sym;   /* symmetric buffer */
+    unsigned char *local; /* private buffer */
+    long *word;           /* symmetric word */
+    long seq;             /* last value sent (p, pingpong) */
+    volatile long sink;   /* keeps g results alive */
+};
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static unsigned char pattern(size_t i) { return (unsigned char)((i * 131u) % 251u + 1u); }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void die(const char *msg) {
+    fprintf(stderr, "oshmem_perf: PE %d: %s\n", shmem_my_pe(), msg);
+    shmem_global_exit(1);
+    exit(1);
+}
+
+/* Runs k iterations of the case on this PE. */
+static void body(struct state *s, long k) {
+    long i;
+    switch (s->kind) {
+    case OP_PUT:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) {
+                shmem_putmem(s->sym, s->local, s->bytes, s->partner);
+                shmem_quiet();
+            }
+        break;
+    case OP_PUT_NBI:
+        if (s->role == INITIATOR) {
+            for (i = 0; i < k; i++) shmem_putmem_nbi(s->sym, s->local, s->bytes, s->partner);
+            shmem_quiet();
+        }
+        break;
+    case OP_GET:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) shmem_getmem(s->local, s->sym, s->bytes, s->partner);
+        break;
+    case OP_GET_NBI:
+        if (s->role == INITIATOR) {
+            for (i = 0; i < k; i++) shmem_getmem_nbi(s->local, s->sym, s->bytes, s->partner);
+            shmem_quiet();
+        }
+        break;
+    case OP_P:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) {
+                s->seq++;
+                shmem_long_p(s->word, s->seq, s->partner);
+                shmem_quiet();
+            }
+        break;
+    case OP_G:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) s->sink = shmem_long_g(s->word, s->partner);
+        break;
+    case OP_PINGPONG:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) {
+                s->seq++;
+                shmem_long_p(s->word, s->seq, s->partner);
+                shmem_long_wait_until(s->word, SHMEM_CMP_GE, s->seq);
+            }
+        else if (s->role == TARGET)
+            for (i = 0; i < k; i++) {
+                s->seq++;
+                shmem_long_wait_until(s->word, SHMEM_CMP_GE, s->seq);
+                shmem_long_p(s->word, s->seq, s->partner);
+            }
+        break;
+    case OP_BARRIER:
+        for (i = 0; i < k; i++) shmem_barrier_all();
+        break;
+    case OP_UNKNOWN:
+        break;
+    }
+}
+
+/* Runs one case; fills samples[0..reps) with per-operation microseconds. */
+static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, double *samples) {
+    int me = shmem_my_pe(), n = shmem_n_pes(), half = n / 2;
+    struct state s;
+    size_t i;
+    long r;
+    memset(&s, 0, sizeof s);
+    s.kind = kind;
+    s.bytes = c->bytes;
+    if (pairs && n < 2) die("point-to-point cases need at least 2 PEs");
+    if (me < half) {
+        s.role = INITIATOR;
+        s.partner = me + half;
+    } else if (me < 2 * half) {
+        s.role = TARGET;
+        s.partner = me - half;
+    } else {
+        s.role = IDLE;
+        s.partner = -1;
+    }
+    if (kind == OP_PUT || kind == OP_PUT_NBI || kind == OP_GET || kind == OP_GET_NBI) {
+        s.sym = shmem_malloc(c->bytes);
+        s.local = malloc(c->bytes);
+        if (!s.sym || !s.local) die("out of memory (raise SHMEM_SYMMETRIC_SIZE?)");
+        memset(s.sym, 0, c->bytes);
+        for (i = 0; i < c->bytes; i++) s.local[i] = (kind == OP_PUT || kind == OP_PUT_NBI) ? pattern(i) : 0;
+        if (kind == OP_GET || kind == OP_GET_NBI)
+            for (i = 0; i < c->bytes; i++) s.sym[i] = pattern(i);
+    } else if (kind == OP_P || kind == OP_G || kind == OP_PINGPONG) {
+        s.word = shmem_malloc(sizeof(long));
+        if (!s.word) die("out of memory");
+        *s.word = (kind == OP_G) ? 0x5eed0000L + me : 0;
+    }
+    shmem_barrier_all();
+    if (c->warmup > 0) body(&s, c->warmup);
+    for (r = 0; r < c->reps; r++) {
+        double t0;
+        shmem_barrier_all();
+        t0 = now_us();
+        body(&s, c->iters);
+        samples[r] = (now_us() - t0) / (double)c->iters;
+        if (kind == OP_PINGPONG) samples[r] /= 2.0; /* half a round trip */
+    }
+    shmem_barrier_all();
+    if (s.sym) shmem_free(s.sym);
+    if (s.word) shmem_free(s.word);
+    free(s.local);
+}
+
+int main(int argc, char **argv) {
+    FILE *f;
+    char line[512];
+    struct plan_case *cases = NULL;
+    size_t n_cases = 0, cap = 0, k;
+    int me;
+
+    shmem_init();
+    me = shmem_my_pe();
+    if (argc != 2) die("usage: oshmem_perf PLAN_FILE");
+    f = fopen(argv[1], "r");
+    if (!f) die("cannot open the plan file");
+    while (fgets(line, sizeof line, f)) {
+        struct plan_case c;
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '#' || *p == '\n' || *p == '\0') continue;
+        if (sscanf(p, "case %63s %zu %ld %ld %ld", c.op, &c.bytes, &c.iters, &c.warmup, &c.reps) != 5 || c.iters < 1 ||
+            c.reps < 1 || c.warmup < 0)
+            die("malformed plan line");
+        if (n_cases == cap) {
+            cap = cap ? 2 * cap : 64;
+            cases = realloc(cases, cap * sizeof *cases);
+            if (!cases) die("out of memory");
+        }
+        cases[n_cases++] = c;
+    }
+    fclose(f);
+
+    if (me == 0)
+        printf("INFO Open MPI OpenSHMEM %d.%d.%d (OpenSHMEM %d.%d API)\n", OSHMEM_MAJOR_VERSION, OSHMEM_MINOR_VERSION,
+               OSHMEM_RELEASE_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    for (k = 0; k < n_cases; k++) {
+        const struct plan_case *c = &cases[k];
+        enum op_kind kind = OP_UNKNOWN;
+        int pairs = 0;
+        size_t j;
+        double *samples;
+        for (j = 0; j < sizeof OPS / sizeof OPS[0]; j++)
+            if (strcmp(OPS[j].name, c->op) == 0) {
+                kind = OPS[j].kind;
+                pairs = OPS[j].pairs;
+            }
+        if (kind == OP_UNKNOWN) {
+            if (me == 0) printf("SKIP op=%s bytes=%zu reason=this anchor has no such operation\n", c->op, c->bytes);
+            fflush(stdout);
+            continue;
+        }
+        samples = malloc((size_t)c->reps * sizeof *samples);
+        if (!samples) die("out of memory");
+        run_case(c, kind, pairs, samples);
+        if (me == 0) {
+            double median;
+            long m = c->reps / 2;
+            qsort(samples, (size_t)c->reps, sizeof *samples, cmp_double);
+            median = (c->reps % 2) ? samples[m] : (samples[m - 1] + samples[m]) / 2.0;
+            printf("RESULT op=%s bytes=%zu iters=%ld reps=%ld median_us=%.6f min_us=%.6f max_us=%.6f\n", c->op, c->bytes, c->iters,
+                   c->reps, median, samples[0], samples[c->reps - 1]);
+            fflush(stdout);
+        }
+        free(samples);
+    }
+    free(cases);
+    shmem_finalize();
+    return 0;
+}
