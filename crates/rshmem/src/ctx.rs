@@ -9,7 +9,7 @@ use crate::bootstrap::{self, Bootstrap};
 use crate::env::Config;
 use crate::error::{Error, Result};
 use crate::heap::layout::SysLayout;
-use crate::heap::SymmetricHeap;
+use crate::heap::{SymmetricHeap, UserMemory};
 use crate::team::TeamTable;
 use crate::transport::local::LocalTransport;
 use crate::transport::notify::WaitPolicy;
@@ -27,6 +27,8 @@ pub(crate) struct Runtime {
     pub(crate) heap: SymmetricHeap,
     pub(crate) transports: TransportTable,
     pub(crate) teams: TeamTable,
+    #[cfg(feature = "cuda")]
+    pub(crate) gpu: Option<Arc<crate::gpu::Gpu>>,
     finalized: AtomicBool,
 }
 
@@ -127,11 +129,65 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let mut boot = bootstrap::from_env()?;
     let (my_pe, n_pes) = (boot.rank(), boot.size());
     let sys = SysLayout::new(config.max_teams);
-    let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics)?;
-    let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
-    let transports = TransportTable::uniform(n_pes, local);
+    #[cfg(feature = "cuda")]
+    let (heap, transport, gpu) = {
+        use crate::gpu::{self, DeviceChoice};
+        let choice = match config.device.as_str() {
+            "cpu" => DeviceChoice::Cpu,
+            "gpu" => DeviceChoice::Gpu,
+            _ => DeviceChoice::Auto,
+        };
+        match gpu::open_for_pe(choice, my_pe)? {
+            None => {
+                let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
+                let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
+                (heap, local, None)
+            }
+            Some(cuda) => {
+                let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
+                let dev = Arc::new(gpu::memory::DeviceHeap::new(cuda.clone(), n_pes, my_pe, max_user)?);
+                let user = UserMemory::Device(dev.clone());
+                let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, user)?;
+                let layout = gpu::state::DeviceSysLayout::new(sys.max_teams);
+                let sys_base = heap.alloc(&mut *boot, "init", layout.size, 4096)? as u64;
+                let setup = gpu::GpuSetup {
+                    my_pe,
+                    n_pes,
+                    heap_size: heap.capacity(),
+                    sys_base,
+                    max_teams: sys.max_teams,
+                    debug: config.device_debug,
+                    wait_timeout_ns: config.device_wait_timeout.saturating_mul(1_000_000_000),
+                };
+                let g = gpu::Gpu::new(cuda, dev, setup)?;
+                g.set_team(0, Some((0, 1, n_pes)))?;
+                g.set_team(1, Some((0, 1, n_pes)))?;
+                let host = LocalTransport::new(heap.bases(), heap.stride());
+                let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
+                (heap, t, Some(g))
+            }
+        }
+    };
+    #[cfg(not(feature = "cuda"))]
+    let (heap, transport) = {
+        let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
+        let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
+        (heap, local)
+    };
+    let transports = TransportTable::uniform(n_pes, transport);
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
-    let rt = Runtime { my_pe, n_pes, config, boot: Mutex::new(boot), heap, transports, teams, finalized: AtomicBool::new(false) };
+    let rt = Runtime {
+        my_pe,
+        n_pes,
+        config,
+        boot: Mutex::new(boot),
+        heap,
+        transports,
+        teams,
+        #[cfg(feature = "cuda")]
+        gpu,
+        finalized: AtomicBool::new(false),
+    };
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
     rt.boot().barrier()?;
     Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default() })
@@ -176,6 +232,17 @@ impl Ctx {
         } else {
             Err(Error::PeOutOfRange { call, arg: "pe", pe: pe as i64, n_pes: self.rt.n_pes, team: Default::default() })
         }
+    }
+
+    /// This PE's GPU runtime, when it runs as a GPU PE (its heap is in GPU memory).
+    #[cfg(feature = "cuda")]
+    pub fn gpu(&self) -> Option<&Arc<crate::gpu::Gpu>> {
+        self.rt.gpu.as_ref()
+    }
+
+    /// Whether this PE's symmetric heap lives in GPU memory.
+    pub fn heap_is_device(&self) -> bool {
+        self.rt.heap.is_device()
     }
 
     /// Symmetric heap statistics: (bytes in use, bytes of address space reserved per PE).

@@ -151,6 +151,16 @@ pub enum Error {
         /// What is missing.
         detail: String,
     },
+    /// A CUDA driver, NVRTC or GPU-side failure.
+    #[error("{call}: {detail} (on PE {pe})")]
+    Gpu {
+        /// The CUDA call or rshmem operation.
+        call: &'static str,
+        /// What went wrong (the driver's error name, the compiler's log, ...).
+        detail: String,
+        /// This PE.
+        pe: usize,
+    },
     /// An operating-system call failed.
     #[error("{call}: {source}")]
     Os {

@@ -25,6 +25,8 @@ pub mod coll;
 pub mod ctx;
 pub mod env;
 pub mod error;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod heap;
 pub mod ops;
 pub mod sym;

@@ -78,7 +78,7 @@ impl<T: SymType> Sym<T> {
     }
 
     fn my_offset(&self, i: usize) -> usize {
-        self.addr_of(i) - self.rt.heap.base(self.rt.my_pe)
+        self.rt.heap.offset_of(self.addr_of(i)).expect("a live Sym lies in the symmetric heap")
     }
 
     /// Copies element `i` out of this PE's memory (an atomic load for word types is
@@ -121,6 +121,7 @@ impl<T: SymType> Sym<T> {
     /// No peer (or other thread) may write these elements while the slice lives: the
     /// program must have synchronized (barrier, wait, quiet) so that it knows none does.
     pub unsafe fn local_slice(&self) -> &[T] {
+        assert!(!self.rt.heap.is_device(), "Sym::local_slice: the heap is in GPU memory; copy with to_vec or use it from a kernel");
         // SAFETY: `addr..addr+len*size` is a live allocation of the mapped heap, aligned for
         // T (allocations are 16-aligned), kept mapped by `self.rt`; the caller rules out
         // concurrent writers.
@@ -133,6 +134,7 @@ impl<T: SymType> Sym<T> {
     /// As for [`Sym::local_slice`], and no other view of these elements may be alive.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn local_slice_mut(&self) -> &mut [T] {
+        assert!(!self.rt.heap.is_device(), "Sym::local_slice_mut: the heap is in GPU memory; write with copy_from or from a kernel");
         // SAFETY: as in `local_slice`; the caller rules out aliasing views.
         unsafe { std::slice::from_raw_parts_mut(self.addr as *mut T, self.len) }
     }
@@ -193,8 +195,21 @@ impl Ctx {
     /// Returns the local address. The memory is not zeroed.
     pub fn malloc_bytes(&self, call: &'static str, size: usize, align: usize) -> Result<usize> {
         crate::ops::order::quiet_all(&self.rt);
-        let mut boot = self.rt.boot();
-        self.rt.heap.alloc(&mut **boot, call, size, align)
+        let before = self.rt.heap.capacity();
+        let addr = {
+            let mut boot = self.rt.boot();
+            self.rt.heap.alloc(&mut **boot, call, size, align)?
+        };
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.rt.gpu {
+            let after = self.rt.heap.capacity();
+            if after != before {
+                g.set_heap_size(after)?;
+            }
+        }
+        #[cfg(not(feature = "cuda"))]
+        let _ = before;
+        Ok(addr)
     }
 
     /// Byte-level collective free.

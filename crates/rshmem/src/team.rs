@@ -294,6 +294,10 @@ impl Ctx {
         let slot = free[k];
         let info = TeamInfo::new(s, st, n, (me - s) / st.max(1), slot, config);
         tt.used_slots.lock().expect("slots")[slot / 64] |= 1 << (slot % 64);
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &rt.gpu {
+            g.set_team(slot, Some((s, st, n)))?;
+        }
         let id = tt.next_id.fetch_add(1, Ordering::Relaxed);
         tt.teams.write().expect("team table").insert(id, Arc::new(info));
         Ok(Team(id))
@@ -312,6 +316,10 @@ impl Ctx {
         let off = self.rt.heap.sys().team_slot(t.slot);
         let me = self.my_pe();
         self.rt.to(me).put(me, off, &vec![0u8; TEAM_SLOT]);
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.rt.gpu {
+            g.set_team(t.slot, None)?;
+        }
         self.rt.teams.teams.write().expect("team table").remove(&team.0);
         self.rt.teams.used_slots.lock().expect("slots")[t.slot / 64] &= !(1 << (t.slot % 64));
         Ok(())

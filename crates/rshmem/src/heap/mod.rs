@@ -56,6 +56,16 @@ pub struct StaticSegment {
     pub fd: rustix::fd::OwnedFd,
 }
 
+/// Where the user heap's memory lives.
+#[derive(Debug, Clone)]
+pub enum UserMemory {
+    /// Host memory: memfd segments in the same reservation as the runtime area.
+    Host,
+    /// GPU memory: CUDA VMM segments in a device address reservation.
+    #[cfg(feature = "cuda")]
+    Device(Arc<crate::gpu::memory::DeviceHeap>),
+}
+
 /// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
 type AllocTable = Vec<(usize, usize)>;
 
@@ -69,6 +79,7 @@ pub struct SymmetricHeap {
     /// (start in this PE, length) of the static segment, if any; it is mapped at offset
     /// `sys.size + max_user` of every PE's heap.
     statics: Option<(usize, usize)>,
+    user: UserMemory,
     reservation: Reservation,
     state: Mutex<HeapState>,
     table: ArcSwap<AllocTable>,
@@ -100,6 +111,7 @@ impl SymmetricHeap {
         initial_user: usize,
         max_user: usize,
         statics: Option<StaticSegment>,
+        user: UserMemory,
     ) -> Result<SymmetricHeap> {
         let (my_pe, n_pes) = (boot.rank(), boot.size());
         let max_user = align_up(max_user.max(initial_user), SEGMENT_ALIGN);
@@ -121,12 +133,14 @@ impl SymmetricHeap {
             stride,
             max_user,
             statics: statics.as_ref().map(|s| (s.start, s.len)),
+            user,
             reservation,
             state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
             table: ArcSwap::from_pointee(Vec::new()),
         };
-        let first = Segment { offset: 0, len: sys.size + initial_user };
-        heap.add_segment(boot, first)?;
+        heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
+        let first = Segment { offset: sys.size, len: initial_user };
+        heap.add_user_segment(boot, first)?;
         heap.state.lock().expect("heap lock").segments.push(first);
         if let Some(st) = statics {
             let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&st.fd))?;
@@ -135,6 +149,35 @@ impl SymmetricHeap {
             }
         }
         Ok(heap)
+    }
+
+    /// Maps a new piece of the user heap (offsets from the heap base) on every PE.
+    fn add_user_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
+        match &self.user {
+            UserMemory::Host => self.add_segment(boot, seg),
+            #[cfg(feature = "cuda")]
+            UserMemory::Device(d) => d.add(boot, seg.offset - self.sys.size, seg.len),
+        }
+    }
+
+    /// Whether the user heap lives in GPU memory.
+    pub fn is_device(&self) -> bool {
+        !matches!(self.user, UserMemory::Host)
+    }
+
+    /// Where the user heap lives.
+    pub fn user_memory(&self) -> &UserMemory {
+        &self.user
+    }
+
+    /// Bytes of user heap mapped now (grows with the heap).
+    pub fn capacity(&self) -> usize {
+        self.state.lock().expect("heap lock").alloc.capacity()
+    }
+
+    /// Largest size the user heap may grow to.
+    pub fn max_user(&self) -> usize {
+        self.max_user
     }
 
     fn add_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
@@ -183,7 +226,16 @@ impl SymmetricHeap {
 
     /// First address of this PE's user heap.
     pub fn user_base(&self) -> usize {
-        self.base(self.my_pe) + self.sys.size
+        self.user_base_of(self.my_pe)
+    }
+
+    /// First address (in this process) of `pe`'s user heap.
+    pub fn user_base_of(&self, pe: usize) -> usize {
+        match &self.user {
+            UserMemory::Host => self.base(pe) + self.sys.size,
+            #[cfg(feature = "cuda")]
+            UserMemory::Device(d) => d.base(pe) as usize,
+        }
     }
 
     /// End of the address range this PE's user heap may ever occupy.
@@ -200,14 +252,19 @@ impl SymmetricHeap {
     /// heap or static data) names on `pe`: `base(pe) + offset(addr)`. The one place
     /// remote addresses are made.
     pub fn translate(&self, addr: usize, pe: usize) -> Option<usize> {
-        self.offset_of(addr).map(|off| self.base(pe) + off)
+        let off = self.offset_of(addr)?;
+        if off >= self.sys.size && off < self.static_offset() {
+            Some(self.user_base_of(pe) + (off - self.sys.size))
+        } else {
+            Some(self.base(pe) + off)
+        }
     }
 
     /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range or
     /// in the static segment.
     pub fn offset_of(&self, addr: usize) -> Option<usize> {
         if addr >= self.user_base() && addr < self.user_limit() {
-            return Some(addr - self.base(self.my_pe));
+            return Some(self.sys.size + (addr - self.user_base()));
         }
         match self.statics {
             Some((start, len)) if addr >= start && addr < start + len => Some(self.static_offset() + (addr - start)),
@@ -289,7 +346,7 @@ impl SymmetricHeap {
                     });
                 }
                 let seg = Segment { offset: self.sys.size + cap, len: new_cap - cap };
-                self.add_segment(boot, seg)?;
+                self.add_user_segment(boot, seg)?;
                 st.segments.push(seg);
                 st.alloc.grow(new_cap);
                 tracing::debug!(pe = self.my_pe, new_cap, "symmetric heap grew");

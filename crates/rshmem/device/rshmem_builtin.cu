@@ -1,0 +1,50 @@
+// Kernels the host runtime itself launches: host AMOs on device memory and the
+// stream-ordered signal, wait, quiet and barrier. Compiled once per architecture.
+#include "rshmem_device.cuh"
+
+// Atomic on a word of device memory (this PE's view of any local peer's heap).
+// op: 0 fetch, 1 set, 2 swap, 3 compare_swap, 4 fetch_add, 5 fetch_and, 6 fetch_or, 7 fetch_xor
+extern "C" __global__ void rshmemi_host_amo(rshmem_u64 addr, int width, int op, rshmem_u64 operand, rshmem_u64 compare, rshmem_u64* out) {
+    rshmem_u64 old = 0;
+    if (width == 8) {
+        rshmem_u64* a = (rshmem_u64*)addr;
+        switch (op) {
+            case 0: old = atomicAdd_system(a, 0ull); break;
+            case 1: case 2: old = atomicExch_system(a, operand); break;
+            case 3: old = atomicCAS_system(a, compare, operand); break;
+            case 4: old = atomicAdd_system(a, operand); break;
+            case 5: old = atomicAnd_system(a, operand); break;
+            case 6: old = atomicOr_system(a, operand); break;
+            case 7: old = atomicXor_system(a, operand); break;
+        }
+    } else if (width == 4) {
+        unsigned int* a = (unsigned int*)addr;
+        unsigned int v = (unsigned int)operand, c = (unsigned int)compare;
+        switch (op) {
+            case 0: old = atomicAdd_system(a, 0u); break;
+            case 1: case 2: old = atomicExch_system(a, v); break;
+            case 3: old = atomicCAS_system(a, c, v); break;
+            case 4: old = atomicAdd_system(a, v); break;
+            case 5: old = atomicAnd_system(a, v); break;
+            case 6: old = atomicOr_system(a, v); break;
+            case 7: old = atomicXor_system(a, v); break;
+        }
+    } else {
+        rshmemi_fail("host atomic on device memory", "width must be 4 or 8", rshmem_state.my_pe, addr, (rshmem_u64)width);
+    }
+    __threadfence_system();
+    *out = old;
+}
+
+extern "C" __global__ void rshmemi_stream_signal(rshmem_u64* sig, rshmem_u64 value, int op, int pe) {
+    rshmem_signal_op(sig, value, op, pe);
+    __threadfence_system();
+}
+
+extern "C" __global__ void rshmemi_stream_wait(rshmem_u64* ivar, int cmp, rshmem_u64 value) {
+    rshmem_uint64_wait_until(ivar, cmp, value);
+}
+
+extern "C" __global__ void rshmemi_stream_quiet() { rshmem_quiet(); }
+
+extern "C" __global__ void rshmemi_stream_barrier(int team) { rshmem_barrier(team); }

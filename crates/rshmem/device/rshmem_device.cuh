@@ -1,0 +1,557 @@
+// rshmem device API: one-sided communication from CUDA kernels.
+//
+// Include this header in kernels compiled by rshmem's runtime (NVRTC, `rshmem::gpu`) or by
+// your own nvcc build. The host runtime writes `rshmem_state` into every module it loads.
+// Names mirror NVSHMEM's with the `rshmem_` prefix (`rshmemx_` for extensions), so porting
+// a kernel is a rename. Scopes: plain names are thread scope; `_warp` and `_block` forms
+// must be called by every thread of the warp / block with the same arguments.
+//
+// Self-contained: no system headers, so NVRTC needs no include path.
+#ifndef RSHMEM_DEVICE_CUH
+#define RSHMEM_DEVICE_CUH
+
+typedef unsigned long long rshmem_u64;
+typedef long long rshmem_i64;
+typedef unsigned long long rshmem_size_t;
+typedef int rshmem_team_t;
+
+#define RSHMEM_TEAM_WORLD 0
+#define RSHMEM_TEAM_SHARED 1
+#define RSHMEM_TEAM_INVALID (-1)
+
+#define RSHMEM_CMP_EQ 0
+#define RSHMEM_CMP_NE 1
+#define RSHMEM_CMP_GT 2
+#define RSHMEM_CMP_GE 3
+#define RSHMEM_CMP_LT 4
+#define RSHMEM_CMP_LE 5
+
+#define RSHMEM_SIGNAL_SET 0
+#define RSHMEM_SIGNAL_ADD 1
+
+#define RSHMEM_MAX_ROUNDS 64
+
+// Must match `gpu::state::DeviceTeam` on the host.
+struct rshmem_device_team {
+    int start;
+    int stride;
+    int size;
+    int valid;
+};
+
+// Must match `gpu::state::DeviceState` on the host (repr(C)).
+struct rshmem_device_state {
+    int my_pe;
+    int n_pes;
+    rshmem_u64 heap_base;      // this PE's user heap (device address)
+    rshmem_u64 heap_size;      // bytes of user heap address space per PE
+    rshmem_u64 peers_base;     // PE 0's heap as mapped in this process
+    rshmem_u64 stride;         // distance between consecutive PEs' heaps
+    rshmem_u64 sys_base;       // this PE's device runtime area (inside its heap)
+    rshmem_u64 sys_size;
+    rshmem_u64 teams;          // rshmem_device_team[max_teams], in this PE's runtime area
+    int max_teams;
+    int debug;                 // 1: check PE range and heap bounds in every call
+    rshmem_u64 wait_timeout_ns;// a device wait longer than this traps with a message (0: never)
+    rshmem_u64 epochs;         // u64[max_teams]: barriers completed per team (this PE only)
+    rshmem_u64 counters;       // u64[max_teams * RSHMEM_MAX_ROUNDS]: barrier counters
+};
+
+extern "C" __device__ rshmem_device_state rshmem_state;
+#ifndef RSHMEM_NO_STATE_DEFINITION
+extern "C" __device__ rshmem_device_state rshmem_state = {0};
+#endif
+
+// ---------------------------------------------------------------- errors and addressing
+
+__device__ __forceinline__ rshmem_u64 rshmem_globaltimer() {
+    rshmem_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __noinline__ void rshmemi_fail(const char* call, const char* what, int pe, rshmem_u64 a, rshmem_u64 b) {
+    printf("rshmem: device error in %s on PE %d (block %d, thread %d): %s [PE %d, %#llx, %llu]\n",
+           call, rshmem_state.my_pe, (int)blockIdx.x, (int)threadIdx.x, what, pe, a, b);
+    __trap();
+}
+
+__device__ __forceinline__ void rshmemi_check(const char* call, const void* addr, rshmem_size_t n, int pe) {
+    if (!rshmem_state.debug) return;
+    if (pe < 0 || pe >= rshmem_state.n_pes) rshmemi_fail(call, "PE out of range", pe, (rshmem_u64)pe, (rshmem_u64)rshmem_state.n_pes);
+    rshmem_u64 a = (rshmem_u64)addr;
+    if (a < rshmem_state.heap_base || a + n > rshmem_state.heap_base + rshmem_state.heap_size)
+        rshmemi_fail(call, "address outside the symmetric heap", pe, a, n);
+}
+
+// Address of `addr` (a symmetric address of this PE) on `pe`, as mapped here.
+__device__ __forceinline__ void* rshmemi_remote(const void* addr, int pe) {
+    return (void*)(rshmem_state.peers_base + (rshmem_u64)pe * rshmem_state.stride + ((rshmem_u64)addr - rshmem_state.heap_base));
+}
+
+__device__ __forceinline__ int rshmem_my_pe() { return rshmem_state.my_pe; }
+__device__ __forceinline__ int rshmem_n_pes() { return rshmem_state.n_pes; }
+
+// Directly usable address of `addr` on `pe` (every local peer is mapped), or null.
+__device__ __forceinline__ void* rshmem_ptr(const void* addr, int pe) {
+    rshmem_u64 a = (rshmem_u64)addr;
+    if (pe < 0 || pe >= rshmem_state.n_pes || a < rshmem_state.heap_base || a >= rshmem_state.heap_base + rshmem_state.heap_size) return 0;
+    return rshmemi_remote(addr, pe);
+}
+
+__device__ __forceinline__ const rshmem_device_team* rshmemi_team(rshmem_team_t t) {
+    const rshmem_device_team* teams = (const rshmem_device_team*)rshmem_state.teams;
+    if (t < 0 || t >= rshmem_state.max_teams || !teams[t].valid) rshmemi_fail("team", "invalid team", t, 0, 0);
+    return &teams[t];
+}
+__device__ __forceinline__ int rshmem_team_my_pe(rshmem_team_t t) {
+    const rshmem_device_team* d = rshmemi_team(t);
+    int rel = rshmem_state.my_pe - d->start;
+    if (rel < 0 || (d->stride ? rel % d->stride : rel) != 0) return -1;
+    int idx = d->stride ? rel / d->stride : 0;
+    return idx < d->size ? idx : -1;
+}
+__device__ __forceinline__ int rshmem_team_n_pes(rshmem_team_t t) { return rshmemi_team(t)->size; }
+__device__ __forceinline__ int rshmem_team_translate_pe(rshmem_team_t src, int src_pe, rshmem_team_t dest) {
+    const rshmem_device_team* s = rshmemi_team(src);
+    const rshmem_device_team* d = rshmemi_team(dest);
+    if (src_pe < 0 || src_pe >= s->size) return -1;
+    int world = s->start + src_pe * s->stride;
+    int rel = world - d->start;
+    if (rel < 0 || (d->stride ? rel % d->stride : rel) != 0) return -1;
+    int idx = d->stride ? rel / d->stride : 0;
+    return idx < d->size ? idx : -1;
+}
+
+// ---------------------------------------------------------------- ordering
+
+// Orders this thread's earlier puts/AMOs/signals before its later ones (to every PE).
+__device__ __forceinline__ void rshmem_fence() { __threadfence_system(); }
+// Completes this thread's earlier operations: stores by peer mapping are complete once
+// visible, which a system-scope fence ensures.
+__device__ __forceinline__ void rshmem_quiet() { __threadfence_system(); }
+
+// ---------------------------------------------------------------- bulk copies
+
+// Thread scope: 16-byte vectors when both ends allow it.
+__device__ __forceinline__ void rshmemi_copy(void* dst, const void* src, rshmem_size_t n, unsigned lane, unsigned lanes) {
+    char* d = (char*)dst;
+    const char* s = (const char*)src;
+    if ((((rshmem_u64)d | (rshmem_u64)s) & 15) == 0) {
+        rshmem_size_t nv = n / 16;
+        int4* dv = (int4*)d;
+        const int4* sv = (const int4*)s;
+        for (rshmem_size_t i = lane; i < nv; i += lanes) dv[i] = sv[i];
+        for (rshmem_size_t i = nv * 16 + lane; i < n; i += lanes) d[i] = s[i];
+    } else if ((((rshmem_u64)d | (rshmem_u64)s) & 7) == 0) {
+        rshmem_size_t nv = n / 8;
+        rshmem_u64* dv = (rshmem_u64*)d;
+        const rshmem_u64* sv = (const rshmem_u64*)s;
+        for (rshmem_size_t i = lane; i < nv; i += lanes) dv[i] = sv[i];
+        for (rshmem_size_t i = nv * 8 + lane; i < n; i += lanes) d[i] = s[i];
+    } else {
+        for (rshmem_size_t i = lane; i < n; i += lanes) d[i] = s[i];
+    }
+}
+
+__device__ __forceinline__ unsigned rshmemi_lane() { return threadIdx.x & 31u; }
+__device__ __forceinline__ unsigned rshmemi_block_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+__device__ __forceinline__ unsigned rshmemi_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+
+#define RSHMEMI_SCOPED_MEM(scope, lane, lanes, sync)                                                            \
+    __device__ __forceinline__ void rshmem_putmem##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
+        rshmemi_check("rshmem_putmem" #scope, dst, n, pe);                                                      \
+        rshmemi_copy(rshmemi_remote(dst, pe), src, n, lane, lanes);                                             \
+        sync;                                                                                                   \
+    }                                                                                                           \
+    __device__ __forceinline__ void rshmem_getmem##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
+        rshmemi_check("rshmem_getmem" #scope, src, n, pe);                                                      \
+        rshmemi_copy(dst, rshmemi_remote(src, pe), n, lane, lanes);                                             \
+        sync;                                                                                                   \
+    }                                                                                                           \
+    __device__ __forceinline__ void rshmem_putmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
+        rshmemi_check("rshmem_putmem_nbi" #scope, dst, n, pe);                                                  \
+        rshmemi_copy(rshmemi_remote(dst, pe), src, n, lane, lanes);                                             \
+    }                                                                                                           \
+    __device__ __forceinline__ void rshmem_getmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
+        rshmemi_check("rshmem_getmem_nbi" #scope, src, n, pe);                                                  \
+        rshmemi_copy(dst, rshmemi_remote(src, pe), n, lane, lanes);                                             \
+    }
+
+RSHMEMI_SCOPED_MEM(, 0, 1, (void)0)
+RSHMEMI_SCOPED_MEM(_warp, rshmemi_lane(), 32, __syncwarp())
+RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthreads())
+
+// ---------------------------------------------------------------- typed RMA
+
+#define RSHMEM_RMA_TYPES(X)                                                                   \
+    X(float, float) X(double, double) X(char, char) X(schar, signed char) X(short, short)   \
+    X(int, int) X(long, long) X(longlong, long long) X(uchar, unsigned char)                 \
+    X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long)                  \
+    X(ulonglong, unsigned long long) X(int8, signed char) X(int16, short) X(int32, int)      \
+    X(int64, long long) X(uint8, unsigned char) X(uint16, unsigned short)                    \
+    X(uint32, unsigned int) X(uint64, unsigned long long) X(size, unsigned long long)        \
+    X(ptrdiff, long long)
+
+#define RSHMEMI_TYPED_RMA(NAME, T)                                                                                  \
+    __device__ __forceinline__ void rshmem_##NAME##_p(T* dst, T v, int pe) {                                        \
+        rshmemi_check("rshmem_" #NAME "_p", dst, sizeof(T), pe);                                                    \
+        *(volatile T*)rshmemi_remote(dst, pe) = v;                                                                  \
+    }                                                                                                               \
+    __device__ __forceinline__ T rshmem_##NAME##_g(const T* src, int pe) {                                          \
+        rshmemi_check("rshmem_" #NAME "_g", src, sizeof(T), pe);                                                    \
+        return *(const volatile T*)rshmemi_remote(src, pe);                                                         \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_put(T* dst, const T* src, rshmem_size_t n, int pe) {            \
+        rshmem_putmem(dst, src, n * sizeof(T), pe);                                                                 \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_get(T* dst, const T* src, rshmem_size_t n, int pe) {            \
+        rshmem_getmem(dst, src, n * sizeof(T), pe);                                                                 \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_put_nbi(T* dst, const T* src, rshmem_size_t n, int pe) {        \
+        rshmem_putmem_nbi(dst, src, n * sizeof(T), pe);                                                             \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_get_nbi(T* dst, const T* src, rshmem_size_t n, int pe) {        \
+        rshmem_getmem_nbi(dst, src, n * sizeof(T), pe);                                                             \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_put_warp(T* dst, const T* src, rshmem_size_t n, int pe) {       \
+        rshmem_putmem_warp(dst, src, n * sizeof(T), pe);                                                            \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_get_warp(T* dst, const T* src, rshmem_size_t n, int pe) {       \
+        rshmem_getmem_warp(dst, src, n * sizeof(T), pe);                                                            \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_put_block(T* dst, const T* src, rshmem_size_t n, int pe) {      \
+        rshmem_putmem_block(dst, src, n * sizeof(T), pe);                                                           \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_get_block(T* dst, const T* src, rshmem_size_t n, int pe) {      \
+        rshmem_getmem_block(dst, src, n * sizeof(T), pe);                                                           \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_iput(T* dst, const T* src, rshmem_i64 dst_st, rshmem_i64 src_st, \
+                                                         rshmem_size_t n, int pe) {                                 \
+        if (n == 0) return;                                                                                         \
+        rshmemi_check("rshmem_" #NAME "_iput", dst, ((n - 1) * dst_st + 1) * sizeof(T), pe);                        \
+        T* r = (T*)rshmemi_remote(dst, pe);                                                                         \
+        for (rshmem_size_t i = 0; i < n; i++) r[i * dst_st] = src[i * src_st];                                      \
+    }                                                                                                               \
+    __device__ __forceinline__ void rshmem_##NAME##_iget(T* dst, const T* src, rshmem_i64 dst_st, rshmem_i64 src_st, \
+                                                         rshmem_size_t n, int pe) {                                 \
+        if (n == 0) return;                                                                                         \
+        rshmemi_check("rshmem_" #NAME "_iget", src, ((n - 1) * src_st + 1) * sizeof(T), pe);                        \
+        const T* r = (const T*)rshmemi_remote(src, pe);                                                             \
+        for (rshmem_size_t i = 0; i < n; i++) dst[i * dst_st] = r[i * src_st];                                      \
+    }
+
+RSHMEM_RMA_TYPES(RSHMEMI_TYPED_RMA)
+
+// Sized forms.
+#define RSHMEMI_SIZED(BITS, T)                                                                                     \
+    __device__ __forceinline__ void rshmem_put##BITS(void* d, const void* s, rshmem_size_t n, int pe) { rshmem_putmem(d, s, n * sizeof(T), pe); } \
+    __device__ __forceinline__ void rshmem_get##BITS(void* d, const void* s, rshmem_size_t n, int pe) { rshmem_getmem(d, s, n * sizeof(T), pe); } \
+    __device__ __forceinline__ void rshmem_put##BITS##_nbi(void* d, const void* s, rshmem_size_t n, int pe) { rshmem_putmem_nbi(d, s, n * sizeof(T), pe); } \
+    __device__ __forceinline__ void rshmem_get##BITS##_nbi(void* d, const void* s, rshmem_size_t n, int pe) { rshmem_getmem_nbi(d, s, n * sizeof(T), pe); }
+RSHMEMI_SIZED(8, unsigned char)
+RSHMEMI_SIZED(16, unsigned short)
+RSHMEMI_SIZED(32, unsigned int)
+RSHMEMI_SIZED(64, unsigned long long)
+RSHMEMI_SIZED(128, int4)
+
+// ---------------------------------------------------------------- atomics
+
+// Atomics go to the peer's memory through the mapping with system-scope hardware atomics.
+#define RSHMEMI_AMO_STD(NAME, T, U)                                                                                   \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch(const T* a, int pe) {                                   \
+        rshmemi_check("rshmem_" #NAME "_atomic_fetch", a, sizeof(T), pe);                                             \
+        return (T)atomicAdd_system((U*)rshmemi_remote(a, pe), (U)0);                                                  \
+    }                                                                                                                 \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_set(T* a, T v, int pe) {                                   \
+        rshmemi_check("rshmem_" #NAME "_atomic_set", a, sizeof(T), pe);                                               \
+        atomicExch_system((U*)rshmemi_remote(a, pe), (U)v);                                                           \
+    }                                                                                                                 \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_swap(T* a, T v, int pe) {                                     \
+        rshmemi_check("rshmem_" #NAME "_atomic_swap", a, sizeof(T), pe);                                              \
+        return (T)atomicExch_system((U*)rshmemi_remote(a, pe), (U)v);                                                 \
+    }                                                                                                                 \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_compare_swap(T* a, T cond, T v, int pe) {                     \
+        rshmemi_check("rshmem_" #NAME "_atomic_compare_swap", a, sizeof(T), pe);                                      \
+        return (T)atomicCAS_system((U*)rshmemi_remote(a, pe), (U)cond, (U)v);                                         \
+    }                                                                                                                 \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_add(T* a, T v, int pe) {                                \
+        rshmemi_check("rshmem_" #NAME "_atomic_fetch_add", a, sizeof(T), pe);                                         \
+        return (T)atomicAdd_system((U*)rshmemi_remote(a, pe), (U)v);                                                  \
+    }                                                                                                                 \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_add(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_add(a, v, pe); } \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_inc(T* a, int pe) { return rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe); } \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_inc(T* a, int pe) { (void)rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe); }
+
+#define RSHMEMI_AMO_BIT(NAME, T, U)                                                                                   \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_and(T* a, T v, int pe) {                                \
+        rshmemi_check("rshmem_" #NAME "_atomic_fetch_and", a, sizeof(T), pe);                                        \
+        return (T)atomicAnd_system((U*)rshmemi_remote(a, pe), (U)v);                                                  \
+    }                                                                                                                 \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_or(T* a, T v, int pe) {                                 \
+        rshmemi_check("rshmem_" #NAME "_atomic_fetch_or", a, sizeof(T), pe);                                          \
+        return (T)atomicOr_system((U*)rshmemi_remote(a, pe), (U)v);                                                   \
+    }                                                                                                                 \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_xor(T* a, T v, int pe) {                                \
+        rshmemi_check("rshmem_" #NAME "_atomic_fetch_xor", a, sizeof(T), pe);                                         \
+        return (T)atomicXor_system((U*)rshmemi_remote(a, pe), (U)v);                                                  \
+    }                                                                                                                 \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_and(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_and(a, v, pe); } \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_or(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_or(a, v, pe); }   \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_xor(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_xor(a, v, pe); }
+
+// (C name, C type, hardware type) — the standard AMO table.
+RSHMEMI_AMO_STD(int, int, int)
+RSHMEMI_AMO_STD(uint, unsigned int, unsigned int)
+RSHMEMI_AMO_STD(long, long, unsigned long long)
+RSHMEMI_AMO_STD(ulong, unsigned long, unsigned long long)
+RSHMEMI_AMO_STD(longlong, long long, unsigned long long)
+RSHMEMI_AMO_STD(ulonglong, unsigned long long, unsigned long long)
+RSHMEMI_AMO_STD(int32, int, int)
+RSHMEMI_AMO_STD(uint32, unsigned int, unsigned int)
+RSHMEMI_AMO_STD(int64, long long, unsigned long long)
+RSHMEMI_AMO_STD(uint64, unsigned long long, unsigned long long)
+RSHMEMI_AMO_STD(size, unsigned long long, unsigned long long)
+RSHMEMI_AMO_STD(ptrdiff, long long, unsigned long long)
+// The bitwise AMO table.
+RSHMEMI_AMO_BIT(uint, unsigned int, unsigned int)
+RSHMEMI_AMO_BIT(ulong, unsigned long, unsigned long long)
+RSHMEMI_AMO_BIT(ulonglong, unsigned long long, unsigned long long)
+RSHMEMI_AMO_BIT(int32, int, int)
+RSHMEMI_AMO_BIT(uint32, unsigned int, unsigned int)
+RSHMEMI_AMO_BIT(int64, long long, unsigned long long)
+RSHMEMI_AMO_BIT(uint64, unsigned long long, unsigned long long)
+
+// Extended AMO types: fetch, set, swap on float and double (bitwise exchange).
+#define RSHMEMI_AMO_FLOAT(NAME, T, U)                                                                  \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch(const T* a, int pe) {                    \
+        rshmemi_check("rshmem_" #NAME "_atomic_fetch", a, sizeof(T), pe);                              \
+        U bits = atomicAdd_system((U*)rshmemi_remote(a, pe), (U)0);                                    \
+        return *(T*)&bits;                                                                             \
+    }                                                                                                  \
+    __device__ __forceinline__ T rshmem_##NAME##_atomic_swap(T* a, T v, int pe) {                      \
+        rshmemi_check("rshmem_" #NAME "_atomic_swap", a, sizeof(T), pe);                               \
+        U bits = atomicExch_system((U*)rshmemi_remote(a, pe), *(U*)&v);                                \
+        return *(T*)&bits;                                                                             \
+    }                                                                                                  \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_set(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_swap(a, v, pe); }
+RSHMEMI_AMO_FLOAT(float, float, unsigned int)
+RSHMEMI_AMO_FLOAT(double, double, unsigned long long)
+
+// ---------------------------------------------------------------- waiting
+
+__device__ __forceinline__ bool rshmemi_cmp_ll(rshmem_i64 a, int cmp, rshmem_i64 b) {
+    switch (cmp) {
+        case RSHMEM_CMP_EQ: return a == b;
+        case RSHMEM_CMP_NE: return a != b;
+        case RSHMEM_CMP_GT: return a > b;
+        case RSHMEM_CMP_GE: return a >= b;
+        case RSHMEM_CMP_LT: return a < b;
+        case RSHMEM_CMP_LE: return a <= b;
+    }
+    return false;
+}
+__device__ __forceinline__ bool rshmemi_cmp_ull(rshmem_u64 a, int cmp, rshmem_u64 b) {
+    switch (cmp) {
+        case RSHMEM_CMP_EQ: return a == b;
+        case RSHMEM_CMP_NE: return a != b;
+        case RSHMEM_CMP_GT: return a > b;
+        case RSHMEM_CMP_GE: return a >= b;
+        case RSHMEM_CMP_LT: return a < b;
+        case RSHMEM_CMP_LE: return a <= b;
+    }
+    return false;
+}
+
+// A polling loop that traps with a message instead of hanging silently.
+struct rshmemi_waiter {
+    rshmem_u64 start;
+    unsigned polls;
+    __device__ __forceinline__ rshmemi_waiter() : start(0), polls(0) {}
+    __device__ __forceinline__ void tick(const char* call, const void* addr) {
+        if ((++polls & 1023u) != 0) return;
+        rshmem_u64 now = rshmem_globaltimer();
+        if (start == 0) { start = now; return; }
+        if (rshmem_state.wait_timeout_ns && now - start > rshmem_state.wait_timeout_ns)
+            rshmemi_fail(call, "wait timed out (RSHMEM_DEVICE_WAIT_TIMEOUT)", rshmem_state.my_pe, (rshmem_u64)addr, (now - start) / 1000000000ull);
+    }
+};
+
+#define RSHMEMI_SIGNED(T) ((T)-1 < (T)0)
+#define RSHMEMI_CMP(T, a, cmp, b) (RSHMEMI_SIGNED(T) ? rshmemi_cmp_ll((rshmem_i64)(a), cmp, (rshmem_i64)(b)) : rshmemi_cmp_ull((rshmem_u64)(a), cmp, (rshmem_u64)(b)))
+
+#define RSHMEM_SYNC_TYPES(X)                                                                                  \
+    X(short, short) X(int, int) X(long, long) X(longlong, long long) X(ushort, unsigned short)               \
+    X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int32, int)              \
+    X(int64, long long) X(uint32, unsigned int) X(uint64, unsigned long long) X(size, unsigned long long)     \
+    X(ptrdiff, long long)
+
+#define RSHMEMI_WAIT(NAME, T)                                                                                        \
+    __device__ __forceinline__ int rshmem_##NAME##_test(T* ivar, int cmp, T v) {                                     \
+        rshmemi_check("rshmem_" #NAME "_test", ivar, sizeof(T), rshmem_state.my_pe);                                 \
+        return RSHMEMI_CMP(T, *(volatile T*)ivar, cmp, v);                                                           \
+    }                                                                                                                \
+    __device__ __forceinline__ void rshmem_##NAME##_wait_until(T* ivar, int cmp, T v) {                              \
+        rshmemi_check("rshmem_" #NAME "_wait_until", ivar, sizeof(T), rshmem_state.my_pe);                           \
+        rshmemi_waiter w;                                                                                            \
+        while (!RSHMEMI_CMP(T, *(volatile T*)ivar, cmp, v)) w.tick("rshmem_" #NAME "_wait_until", ivar);            \
+        __threadfence_system();                                                                                      \
+    }                                                                                                                \
+    __device__ __forceinline__ int rshmem_##NAME##_test_all(T* ivars, rshmem_size_t n, const int* status, int cmp, T v) { \
+        for (rshmem_size_t i = 0; i < n; i++)                                                                        \
+            if (!(status && status[i]) && !RSHMEMI_CMP(T, ((volatile T*)ivars)[i], cmp, v)) return 0;               \
+        return 1;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_test_any(T* ivars, rshmem_size_t n, const int* status, int cmp, T v) { \
+        for (rshmem_size_t i = 0; i < n; i++)                                                                        \
+            if (!(status && status[i]) && RSHMEMI_CMP(T, ((volatile T*)ivars)[i], cmp, v)) return i;                \
+        return ~0ull;                                                                                                \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_test_some(T* ivars, rshmem_size_t n, rshmem_size_t* idx, const int* status, int cmp, T v) { \
+        rshmem_size_t k = 0;                                                                                         \
+        for (rshmem_size_t i = 0; i < n; i++)                                                                        \
+            if (!(status && status[i]) && RSHMEMI_CMP(T, ((volatile T*)ivars)[i], cmp, v)) idx[k++] = i;            \
+        return k;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ void rshmem_##NAME##_wait_until_all(T* ivars, rshmem_size_t n, const int* status, int cmp, T v) { \
+        rshmemi_waiter w;                                                                                            \
+        while (!rshmem_##NAME##_test_all(ivars, n, status, cmp, v)) w.tick("rshmem_" #NAME "_wait_until_all", ivars); \
+        __threadfence_system();                                                                                      \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_wait_until_any(T* ivars, rshmem_size_t n, const int* status, int cmp, T v) { \
+        bool any = false;                                                                                            \
+        for (rshmem_size_t i = 0; i < n; i++) any |= !(status && status[i]);                                         \
+        if (!any) return ~0ull;                                                                                      \
+        rshmemi_waiter w;                                                                                            \
+        rshmem_size_t r;                                                                                             \
+        while ((r = rshmem_##NAME##_test_any(ivars, n, status, cmp, v)) == ~0ull) w.tick("rshmem_" #NAME "_wait_until_any", ivars); \
+        __threadfence_system();                                                                                      \
+        return r;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_wait_until_some(T* ivars, rshmem_size_t n, rshmem_size_t* idx, const int* status, int cmp, T v) { \
+        bool any = false;                                                                                            \
+        for (rshmem_size_t i = 0; i < n; i++) any |= !(status && status[i]);                                         \
+        if (!any) return 0;                                                                                          \
+        rshmemi_waiter w;                                                                                            \
+        rshmem_size_t k;                                                                                             \
+        while ((k = rshmem_##NAME##_test_some(ivars, n, idx, status, cmp, v)) == 0) w.tick("rshmem_" #NAME "_wait_until_some", ivars); \
+        __threadfence_system();                                                                                      \
+        return k;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ int rshmem_##NAME##_test_all_vector(T* ivars, rshmem_size_t n, const int* status, int cmp, const T* vs) { \
+        for (rshmem_size_t i = 0; i < n; i++)                                                                        \
+            if (!(status && status[i]) && !RSHMEMI_CMP(T, ((volatile T*)ivars)[i], cmp, vs[i])) return 0;           \
+        return 1;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_test_any_vector(T* ivars, rshmem_size_t n, const int* status, int cmp, const T* vs) { \
+        for (rshmem_size_t i = 0; i < n; i++)                                                                        \
+            if (!(status && status[i]) && RSHMEMI_CMP(T, ((volatile T*)ivars)[i], cmp, vs[i])) return i;            \
+        return ~0ull;                                                                                                \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_test_some_vector(T* ivars, rshmem_size_t n, rshmem_size_t* idx, const int* status, int cmp, const T* vs) { \
+        rshmem_size_t k = 0;                                                                                         \
+        for (rshmem_size_t i = 0; i < n; i++)                                                                        \
+            if (!(status && status[i]) && RSHMEMI_CMP(T, ((volatile T*)ivars)[i], cmp, vs[i])) idx[k++] = i;        \
+        return k;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ void rshmem_##NAME##_wait_until_all_vector(T* ivars, rshmem_size_t n, const int* status, int cmp, const T* vs) { \
+        rshmemi_waiter w;                                                                                            \
+        while (!rshmem_##NAME##_test_all_vector(ivars, n, status, cmp, vs)) w.tick("rshmem_" #NAME "_wait_until_all_vector", ivars); \
+        __threadfence_system();                                                                                      \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_wait_until_any_vector(T* ivars, rshmem_size_t n, const int* status, int cmp, const T* vs) { \
+        bool any = false;                                                                                            \
+        for (rshmem_size_t i = 0; i < n; i++) any |= !(status && status[i]);                                         \
+        if (!any) return ~0ull;                                                                                      \
+        rshmemi_waiter w;                                                                                            \
+        rshmem_size_t r;                                                                                             \
+        while ((r = rshmem_##NAME##_test_any_vector(ivars, n, status, cmp, vs)) == ~0ull) w.tick("rshmem_" #NAME "_wait_until_any_vector", ivars); \
+        __threadfence_system();                                                                                      \
+        return r;                                                                                                    \
+    }                                                                                                                \
+    __device__ __forceinline__ rshmem_size_t rshmem_##NAME##_wait_until_some_vector(T* ivars, rshmem_size_t n, rshmem_size_t* idx, const int* status, int cmp, const T* vs) { \
+        bool any = false;                                                                                            \
+        for (rshmem_size_t i = 0; i < n; i++) any |= !(status && status[i]);                                         \
+        if (!any) return 0;                                                                                          \
+        rshmemi_waiter w;                                                                                            \
+        rshmem_size_t k;                                                                                             \
+        while ((k = rshmem_##NAME##_test_some_vector(ivars, n, idx, status, cmp, vs)) == 0) w.tick("rshmem_" #NAME "_wait_until_some_vector", ivars); \
+        __threadfence_system();                                                                                      \
+        return k;                                                                                                    \
+    }
+
+RSHMEM_SYNC_TYPES(RSHMEMI_WAIT)
+
+// ---------------------------------------------------------------- signals
+
+__device__ __forceinline__ rshmem_u64 rshmem_signal_fetch(const rshmem_u64* sig) {
+    return *(const volatile rshmem_u64*)sig;
+}
+
+__device__ __forceinline__ void rshmem_signal_op(rshmem_u64* sig, rshmem_u64 v, int op, int pe) {
+    rshmemi_check("rshmem_signal_op", sig, 8, pe);
+    rshmem_u64* r = (rshmem_u64*)rshmemi_remote(sig, pe);
+    if (op == RSHMEM_SIGNAL_ADD) atomicAdd_system(r, v);
+    else atomicExch_system(r, v);
+}
+
+__device__ __forceinline__ rshmem_u64 rshmem_signal_wait_until(rshmem_u64* sig, int cmp, rshmem_u64 v) {
+    rshmemi_check("rshmem_signal_wait_until", sig, 8, rshmem_state.my_pe);
+    rshmemi_waiter w;
+    rshmem_u64 cur;
+    while (!rshmemi_cmp_ull(cur = *(volatile rshmem_u64*)sig, cmp, v)) w.tick("rshmem_signal_wait_until", sig);
+    __threadfence_system();
+    return cur;
+}
+
+#define RSHMEMI_PUT_SIGNAL(scope, is_leader, sync)                                                                   \
+    __device__ __forceinline__ void rshmem_putmem_signal##scope(void* dst, const void* src, rshmem_size_t n,          \
+                                                                rshmem_u64* sig, rshmem_u64 v, int op, int pe) {      \
+        rshmem_putmem_nbi##scope(dst, src, n, pe);                                                                    \
+        __threadfence_system();                                                                                       \
+        sync;                                                                                                         \
+        if (is_leader) rshmem_signal_op(sig, v, op, pe);                                                              \
+    }                                                                                                                 \
+    __device__ __forceinline__ void rshmem_putmem_signal_nbi##scope(void* dst, const void* src, rshmem_size_t n,      \
+                                                                    rshmem_u64* sig, rshmem_u64 v, int op, int pe) {  \
+        rshmem_putmem_signal##scope(dst, src, n, sig, v, op, pe);                                                     \
+    }
+RSHMEMI_PUT_SIGNAL(, true, (void)0)
+RSHMEMI_PUT_SIGNAL(_warp, rshmemi_lane() == 0, __syncwarp())
+RSHMEMI_PUT_SIGNAL(_block, rshmemi_block_rank() == 0, __syncthreads())
+
+// ---------------------------------------------------------------- barrier and sync
+
+// Dissemination barrier over a team's device counters (thread scope: one thread per PE).
+__device__ __forceinline__ void rshmemi_team_sync(rshmem_team_t team, const char* call) {
+    const rshmem_device_team* t = rshmemi_team(team);
+    int me = rshmem_team_my_pe(team);
+    if (me < 0) rshmemi_fail(call, "this PE is not a member of the team", team, 0, 0);
+    if (t->size <= 1) return;
+    rshmem_u64* epochs = (rshmem_u64*)rshmem_state.epochs;
+    rshmem_u64 epoch = ++epochs[team];
+    rshmem_u64* counters = (rshmem_u64*)rshmem_state.counters + (rshmem_u64)team * RSHMEM_MAX_ROUNDS;
+    int round = 0;
+    for (int dist = 1; dist < t->size; dist *= 2, round++) {
+        int partner = t->start + ((me + dist) % t->size) * t->stride;
+        atomicAdd_system((rshmem_u64*)rshmemi_remote(&counters[round], partner), 1ull);
+        rshmemi_waiter w;
+        while (*(volatile rshmem_u64*)&counters[round] < epoch) w.tick(call, &counters[round]);
+    }
+    __threadfence_system();
+}
+
+__device__ __forceinline__ void rshmem_sync(rshmem_team_t team) { rshmemi_team_sync(team, "rshmem_sync"); }
+__device__ __forceinline__ void rshmem_sync_all() { rshmemi_team_sync(RSHMEM_TEAM_WORLD, "rshmem_sync_all"); }
+__device__ __forceinline__ void rshmem_barrier(rshmem_team_t team) { rshmem_quiet(); rshmemi_team_sync(team, "rshmem_barrier"); }
+__device__ __forceinline__ void rshmem_barrier_all() { rshmem_quiet(); rshmemi_team_sync(RSHMEM_TEAM_WORLD, "rshmem_barrier_all"); }
+
+#define RSHMEMI_SCOPED_BARRIER(scope, leader, sync)                                                      \
+    __device__ __forceinline__ void rshmemx_barrier_all##scope() { sync; if (leader) rshmem_barrier_all(); sync; } \
+    __device__ __forceinline__ void rshmemx_sync_all##scope() { sync; if (leader) rshmem_sync_all(); sync; }       \
+    __device__ __forceinline__ void rshmemx_barrier##scope(rshmem_team_t t) { sync; if (leader) rshmem_barrier(t); sync; } \
+    __device__ __forceinline__ void rshmemx_sync##scope(rshmem_team_t t) { sync; if (leader) rshmem_sync(t); sync; }
+RSHMEMI_SCOPED_BARRIER(_warp, rshmemi_lane() == 0, __syncwarp())
+RSHMEMI_SCOPED_BARRIER(_block, rshmemi_block_rank() == 0, __syncthreads())
+
+#endif  // RSHMEM_DEVICE_CUH

@@ -1,0 +1,28 @@
+//! Compiles the runtime's and the examples' kernels with NVRTC for an architecture
+//! (default sm_90), without a GPU: `gpu_compile_check [arch]`. Needs libnvrtc only.
+
+use rshmem::gpu::nvrtc;
+
+const SOURCES: &[(&str, &str)] = &[
+    ("rshmem_builtin", include_str!("../device/rshmem_builtin.cu")),
+    ("suite", include_str!("gpu/suite.cu")),
+    ("bench", include_str!("gpu/bench.cu")),
+];
+
+fn main() {
+    let arch = std::env::args().nth(1).unwrap_or_else(|| "sm_90".into());
+    let dir = std::env::temp_dir().join(format!("rshmem-compile-check-{}", std::process::id()));
+    std::env::set_var("RSHMEM_CACHE_DIR", &dir);
+    let mut failed = 0;
+    for (name, src) in SOURCES {
+        match nvrtc::compile(src, name, &arch, &[], 0) {
+            Ok(bin) => println!("ok   {name}: {} bytes of cubin for {arch}", bin.len()),
+            Err(e) => {
+                failed += 1;
+                println!("FAIL {name}: {e}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::process::exit(if failed == 0 { 0 } else { 1 });
+}

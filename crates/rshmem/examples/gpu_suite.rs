@@ -1,0 +1,326 @@
+//! The GPU test suite: every device op family at thread, warp and block scope, put_signal
+//! ordering, exact atomic counts, device barriers and teams, the host API and the
+//! stream-ordered API on GPU heaps, checked on the GPU host. Run with
+//! `rshmemrun -n 2 gpu_suite` (also 4 PEs; several PEs may share one GPU).
+//! Prints one PASS/FAIL line per case and exits non-zero if any case failed.
+
+use rshmem::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
+use rshmem::{Cmp, Sym, Team, TeamConfig};
+
+const SRC: &str = include_str!("gpu/suite.cu");
+
+struct Report {
+    me: usize,
+    failed: Vec<String>,
+    passed: usize,
+}
+
+impl Report {
+    fn check(&mut self, name: &str, ok: bool, detail: impl FnOnce() -> String) {
+        if ok {
+            self.passed += 1;
+            if self.me == 0 {
+                println!("PASS {name}");
+            }
+        } else {
+            let d = detail();
+            println!("FAIL {name} on PE {}: {d}", self.me);
+            self.failed.push(name.to_string());
+        }
+    }
+}
+
+/// Launches kernel `k` of the suite module and waits for it.
+fn launch(g: &Gpu, m: &Module, k: &str, blocks: u32, threads: u32, args: &[A]) {
+    // SAFETY: every call below passes the argument kinds of the kernel's signature in
+    // examples/gpu/suite.cu, with addresses of live symmetric allocations.
+    unsafe { m.launch(k, LaunchConfig::new(blocks, threads), None, args) }.unwrap_or_else(|e| panic!("launch {k}: {e}"));
+    g.synchronize().unwrap_or_else(|e| panic!("kernel {k} failed: {e}"));
+}
+
+fn a(s: &Sym<impl rshmem::SymType>) -> A {
+    A::U64(s.addr() as u64)
+}
+
+fn main() {
+    let ctx = rshmem::init().expect("init");
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    let Some(g) = ctx.gpu().cloned() else {
+        eprintln!("gpu_suite: PE {me} has no GPU (needs a CUDA driver and a GPU; RSHMEM_DEVICE=gpu forces an error instead)");
+        std::process::exit(2);
+    };
+    if me == 0 {
+        println!("gpu_suite: {n} PEs on {} ({}, {} SMs), heap in GPU memory", g.device_name(), g.arch(), g.sm_count().unwrap_or(0));
+    }
+    let m = g.compile("suite", SRC, &[]).expect("compile suite kernels");
+    if std::env::args().any(|a| a == "--bad-pe") {
+        // Device-side checks (RSHMEM_DEVICE_DEBUG=1): a put to PE 1000 must stop the kernel
+        // with a message naming the call and the PE, and surface as an error here.
+        let t = ctx.alloc::<i32>(1).unwrap();
+        // SAFETY: bad_pe takes one pointer; the kernel traps by design.
+        unsafe { m.launch("bad_pe", LaunchConfig::new(1, 32), None, &[a(&t)]) }.unwrap();
+        match g.synchronize() {
+            Err(e) => {
+                println!("PASS device check stopped the kernel: {e}");
+                std::process::exit(0);
+            }
+            Ok(()) => {
+                println!("FAIL out-of-range PE in a device call was not caught (is RSHMEM_DEVICE_DEBUG=1 set?)");
+                std::process::exit(1);
+            }
+        }
+    }
+    let mut r = Report { me, failed: Vec::new(), passed: 0 };
+    let right = (me + 1) % n;
+    let left = (me + n - 1) % n;
+    let pat = |pe: usize, i: usize, tag: u64| ((pe as u64) << 40) | (tag << 32) | i as u64;
+
+    // --- bulk put/get at each scope, odd and aligned sizes
+    let nmax = 100_003usize;
+    let src = ctx.alloc::<u64>(nmax).unwrap();
+    let dst = ctx.alloc::<u64>(nmax).unwrap();
+    for (scope, sname) in [(0i32, "thread"), (1, "warp"), (2, "block")] {
+        for len in [1usize, 31, 4096, nmax] {
+            let tag = (scope as usize * 10 + len % 7) as u64 + 1;
+            src.copy_from(0, &(0..nmax).map(|i| pat(me, i, tag)).collect::<Vec<_>>()).unwrap();
+            dst.fill(u64::MAX);
+            ctx.barrier_all().unwrap();
+            launch(&g, &m, "put_scope", 1, 256, &[a(&dst), a(&src), A::U64(len as u64), A::I32(scope), A::I32(right as i32)]);
+            ctx.barrier_all().unwrap();
+            let got = dst.to_vec();
+            let bad = (0..nmax).filter(|&i| got[i] != if i < len { pat(left, i, tag) } else { u64::MAX }).count();
+            r.check(&format!("putmem {sname} {len} words"), bad == 0, || format!("{bad} words wrong"));
+            // get back what the right neighbour has in src
+            dst.fill(0);
+            ctx.barrier_all().unwrap();
+            launch(&g, &m, "get_scope", 1, 256, &[a(&dst), a(&src), A::U64(len as u64), A::I32(scope), A::I32(right as i32)]);
+            let got = dst.to_vec();
+            let bad = (0..len).filter(|&i| got[i] != pat(right, i, tag)).count();
+            r.check(&format!("getmem {sname} {len} words"), bad == 0, || format!("{bad} words wrong"));
+            ctx.barrier_all().unwrap();
+        }
+    }
+    // unaligned bytes
+    let bs = ctx.alloc::<u8>(4099).unwrap();
+    let bd = ctx.alloc::<u8>(4099).unwrap();
+    bs.copy_from(0, &(0..4099).map(|i| (i as u8) ^ (me as u8 * 31)).collect::<Vec<_>>()).unwrap();
+    bd.fill(0);
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "put_bytes", 1, 128, &[A::U64(bd.addr_of(3) as u64), A::U64(bs.addr_of(1) as u64), A::U64(4093), A::I32(right as i32)]);
+    ctx.barrier_all().unwrap();
+    let got = bd.to_vec();
+    let bad = (0..4093).filter(|&i| got[3 + i] != ((i + 1) as u8) ^ (left as u8 * 31)).count() + usize::from(got[0] != 0 || got[4098] != 0);
+    r.check("char_put_block unaligned 4093 bytes", bad == 0, || format!("{bad} bytes wrong"));
+
+    // --- typed nbi puts
+    let (fs, ds, ss) = (ctx.alloc::<f32>(77).unwrap(), ctx.alloc::<f64>(77).unwrap(), ctx.alloc::<i16>(77).unwrap());
+    let (fd, dd, sd) = (ctx.alloc::<f32>(77).unwrap(), ctx.alloc::<f64>(77).unwrap(), ctx.alloc::<i16>(77).unwrap());
+    fs.copy_from(0, &(0..77).map(|i| i as f32 * 0.5 + me as f32).collect::<Vec<_>>()).unwrap();
+    ds.copy_from(0, &(0..77).map(|i| i as f64 * 0.25 - me as f64).collect::<Vec<_>>()).unwrap();
+    ss.copy_from(0, &(0..77).map(|i| i as i16 - 40 + me as i16).collect::<Vec<_>>()).unwrap();
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "put_typed", 1, 32, &[a(&fd), a(&dd), a(&sd), a(&fs), a(&ds), a(&ss), A::U64(77), A::I32(right as i32)]);
+    ctx.barrier_all().unwrap();
+    let ok = fd.to_vec().iter().enumerate().all(|(i, &v)| v == i as f32 * 0.5 + left as f32)
+        && dd.to_vec().iter().enumerate().all(|(i, &v)| v == i as f64 * 0.25 - left as f64)
+        && sd.to_vec().iter().enumerate().all(|(i, &v)| v == i as i16 - 40 + left as i16);
+    r.check("typed put_nbi float/double/short + quiet", ok, || "values differ".into());
+
+    // --- p and g from many threads
+    let pn = 70_000usize;
+    let pi = ctx.alloc::<i32>(pn).unwrap();
+    let po = ctx.alloc::<i32>(pn).unwrap();
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "p_many", (pn as u32).div_ceil(256), 256, &[a(&pi), A::I32(pn as i32), A::I32(1000 * me as i32), A::I32(right as i32)]);
+    ctx.barrier_all().unwrap();
+    let got = pi.to_vec();
+    let bad = (0..pn).filter(|&i| got[i] != 1000 * left as i32 + i as i32).count();
+    r.check("int_p from 70000 threads", bad == 0, || format!("{bad} wrong"));
+    launch(&g, &m, "g_many", (pn as u32).div_ceil(256), 256, &[a(&po), a(&pi), A::I32(pn as i32), A::I32(right as i32)]);
+    let got = po.to_vec();
+    let bad = (0..pn).filter(|&i| got[i] != 1000 * me as i32 + i as i32).count();
+    r.check("int_g from 70000 threads", bad == 0, || format!("{bad} wrong"));
+
+    // --- strided
+    let sn = 50usize;
+    let s_src = ctx.alloc_from(&(0..2 * sn).map(|i| i as i64 * 7 + me as i64).collect::<Vec<_>>()).unwrap();
+    let s_dst = ctx.alloc::<i64>(3 * sn).unwrap();
+    let s_back = ctx.alloc::<i64>(sn).unwrap();
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "iput_iget", 1, 1, &[a(&s_dst), a(&s_src), a(&s_back), A::I32(sn as i32), A::I32(right as i32)]);
+    ctx.barrier_all().unwrap();
+    let got = s_dst.to_vec();
+    let ok_put = (0..3 * sn).all(|k| got[k] == if k % 3 == 0 { (k / 3 * 2) as i64 * 7 + left as i64 } else { 0 });
+    let back = s_back.to_vec();
+    let ok_get = (0..sn).all(|i| back[i] == (i * 2) as i64 * 7 + me as i64);
+    r.check("int64 iput (stride 3 <- 2)", ok_put, || format!("{:?}", &got[..9]));
+    r.check("int64 iget (stride 1 <- 3)", ok_get, || format!("{:?}", &back[..5]));
+
+    // --- atomics: tickets from every thread of every PE on PE 0's counter
+    let threads = 32_768usize;
+    let ctr = ctx.alloc::<u64>(1).unwrap();
+    let tickets = ctx.alloc::<u64>(threads).unwrap();
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "amo_tickets", (threads / 256) as u32, 256, &[a(&ctr), a(&tickets), A::U64(threads as u64), A::I32(0)]);
+    ctx.barrier_all().unwrap();
+    let total = ctx.g(&ctr, 0, 0).unwrap();
+    r.check("fetch_add count exact", total == (threads * n) as u64, || format!("counter {total}, expected {}", threads * n));
+    // gather every PE's tickets on PE 0 and check they form a permutation
+    let all = ctx.alloc::<u64>(threads * n).unwrap();
+    ctx.put(&all, me * threads, &tickets.to_vec(), 0).unwrap();
+    ctx.barrier_all().unwrap();
+    if me == 0 {
+        let mut v = all.to_vec();
+        v.sort_unstable();
+        let perm = v.iter().enumerate().all(|(i, &t)| t == i as u64);
+        r.check("fetch_add tickets form a permutation", perm, || "duplicate or missing ticket".into());
+    }
+    // the rest of the set
+    let words = ctx.alloc::<u64>(4).unwrap();
+    words.copy_from(2, &[u64::MAX]).unwrap();
+    let iw = ctx.alloc::<i32>(4).unwrap();
+    let fw = ctx.alloc::<f32>(1).unwrap();
+    let out = ctx.alloc::<u64>(8).unwrap();
+    ctx.barrier_all().unwrap();
+    let target = 1 % n;
+    if me == 0 {
+        launch(&g, &m, "amo_mix", 4, 256, &[a(&words), a(&iw), a(&fw), a(&out), A::I32(target as i32)]);
+    }
+    ctx.barrier_all().unwrap();
+    if me == target {
+        let w = words.to_vec();
+        let i = iw.to_vec();
+        let even: u64 = (0..64).filter(|b| b % 2 == 0).map(|b| 1u64 << b).sum();
+        r.check("atomic or/xor/and over 64 threads", w[0] == u64::MAX && w[1] == u64::MAX && w[2] == even, || format!("{w:x?}"));
+        r.check("atomic add/inc over 1000 threads", i[0] == 3000 && i[1] == 1000, || format!("{i:?}"));
+        r.check("compare_swap / swap results in memory", i[2] == 77 && i[3] == 5, || format!("{i:?}"));
+    }
+    if me == 0 {
+        let o = out.to_vec();
+        r.check("compare_swap/swap/float set-fetch/fetch_inc returns", o[..6] == [0, 77, 0, 25, 0, 1], || format!("{:?}", &o[..6]));
+    }
+
+    // --- put_signal ordering at each scope (2 PEs take part: 0 sends to 1)
+    if n >= 2 {
+        let (len, rounds) = (257usize, 400usize);
+        let data = ctx.alloc::<u64>(len * (rounds + 1)).unwrap();
+        let ssrc = ctx.alloc::<u64>(len * (rounds + 1)).unwrap();
+        let sig = ctx.alloc::<u64>(1).unwrap();
+        let errs = ctx.alloc::<u64>(2).unwrap();
+        for (scope, sname) in [(0i32, "thread"), (1, "warp"), (2, "block")] {
+            sig.fill(0);
+            data.fill(0);
+            ctx.barrier_all().unwrap();
+            if me == 0 {
+                launch(&g, &m, "signal_send", 1, 128, &[a(&data), a(&sig), a(&ssrc), A::I32(len as i32), A::I32(rounds as i32), A::I32(scope), A::I32(1)]);
+            } else if me == 1 {
+                launch(&g, &m, "signal_recv", 1, 1, &[a(&data), a(&sig), A::I32(len as i32), A::I32(rounds as i32), a(&errs)]);
+                let e = errs.to_vec();
+                r.check(&format!("put_signal {sname}: data before signal, {rounds} rounds"), e[0] == 0 && e[1] == rounds as u64, || format!("{} stale words, final signal {}", e[0], e[1]));
+            }
+            ctx.barrier_all().unwrap();
+        }
+        sig.fill(0);
+        ctx.barrier_all().unwrap();
+        launch(&g, &m, "signal_add", 64, 128, &[a(&sig), A::I32(0)]);
+        ctx.barrier_all().unwrap();
+        if me == 0 {
+            let v = sig.load(0).unwrap();
+            r.check("signal_op ADD from 8192 threads per PE", v == (8192 * n) as u64, || format!("{v}"));
+        }
+    }
+
+    // --- waits
+    let wn = 40usize;
+    let ivars = ctx.alloc::<i64>(wn).unwrap();
+    let vals = ctx.alloc::<i64>(wn).unwrap();
+    let wout = ctx.alloc::<u64>(8).unwrap();
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "set_ivars", 1, 64, &[a(&ivars), A::I32(wn as i32), A::I32(right as i32)]);
+    launch(&g, &m, "wait_forms", 1, 1, &[a(&ivars), A::I32(wn as i32), a(&vals), a(&wout)]);
+    let o = wout.to_vec();
+    r.check("wait_until / all / any / some / test / vector forms", o[..6] == [wn as u64 - 1, 2, 0, 1, 2, 1], || format!("{:?}", &o[..6]));
+    ctx.barrier_all().unwrap();
+
+    // --- device barriers
+    let bctr = ctx.alloc::<u64>(1).unwrap();
+    let berr = ctx.alloc::<u64>(1).unwrap();
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "barrier_rounds", 1, 1, &[a(&bctr), A::I32(20), a(&berr)]);
+    let e = berr.read(0).unwrap();
+    r.check("device barrier_all (thread), 20 rounds", e == 0, || format!("{e} rounds saw a short count"));
+    ctx.barrier_all().unwrap();
+    bctr.fill(0);
+    ctx.barrier_all().unwrap();
+    launch(&g, &m, "barrier_block", 1, 128, &[a(&bctr), A::I32(20), a(&berr)]);
+    let e = berr.read(0).unwrap();
+    r.check("device barrier_all_block, 20 rounds", e == 0, || format!("{e} rounds saw a short count"));
+    ctx.barrier_all().unwrap();
+
+    // --- teams on the device
+    let evens = ctx.team_split_strided(Team::WORLD, 0, 2, n.div_ceil(2), TeamConfig::default()).unwrap();
+    let tout = ctx.alloc::<i32>(8).unwrap();
+    if !evens.is_invalid() {
+        let dt = ctx.device_team(evens).unwrap();
+        launch(&g, &m, "team_info", 1, 1, &[A::I32(dt), a(&tout)]);
+        let t = tout.to_vec();
+        r.check("device team queries on an even-PE team", t[..6] == [(me / 2) as i32, n.div_ceil(2) as i32, 0, me as i32, n as i32, 1], || format!("{:?}", &t[..6]));
+    }
+    ctx.barrier_all().unwrap();
+    if !evens.is_invalid() {
+        ctx.team_destroy(evens).unwrap();
+    }
+
+    // --- host API on the GPU heap
+    let h = ctx.alloc::<u64>(1000).unwrap();
+    let v: Vec<u64> = (0..1000).map(|i| pat(me, i, 9)).collect();
+    ctx.put(&h, 0, &v, right).unwrap();
+    ctx.barrier_all().unwrap();
+    let mut back = vec![0u64; 1000];
+    ctx.get(&mut back, &h, 0, left).unwrap();
+    r.check("host put/get on GPU heap", h.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 9)) && back.iter().enumerate().all(|(i, &x)| x == pat((left + n - 1) % n, i, 9)), || "mismatch".into());
+    ctx.p(&h, 5, 4242u64, 0).unwrap();
+    ctx.barrier_all().unwrap();
+    r.check("host p/g on GPU heap", ctx.g(&h, 5, 0).unwrap() == 4242, || "g differs".into());
+    ctx.barrier_all().unwrap();
+
+    // --- stream-ordered API, once directly and once replayed from a captured graph
+    let st = g.new_stream().unwrap();
+    let sflag = ctx.alloc::<u64>(1).unwrap();
+    let sdata = ctx.alloc::<u64>(4096).unwrap();
+    let ssrc2 = ctx.alloc_from(&(0..4096).map(|i| pat(me, i, 3)).collect::<Vec<_>>()).unwrap();
+    ctx.barrier_all().unwrap();
+    ctx.put_on_stream(&sdata, 0, &ssrc2, 0, 4096, right, &st).unwrap();
+    ctx.quiet_on_stream(&st).unwrap();
+    ctx.barrier_all_on_stream(&st).unwrap();
+    st.synchronize().unwrap();
+    r.check("put_on_stream + quiet + barrier_on_stream", sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)), || "data missing".into());
+    ctx.barrier_all().unwrap();
+    sdata.fill(0);
+    ctx.barrier_all().unwrap();
+    st.begin_capture().unwrap();
+    ctx.put_on_stream(&sdata, 0, &ssrc2, 0, 4096, right, &st).unwrap();
+    ctx.quiet_on_stream(&st).unwrap();
+    ctx.barrier_all_on_stream(&st).unwrap();
+    let graph = st.end_capture().unwrap();
+    graph.launch(&st).unwrap();
+    st.synchronize().unwrap();
+    r.check("captured graph replay (put, quiet, barrier on stream)", sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)), || "data missing".into());
+    // wait on stream: the left PE sets our flag from the host after a barrier
+    ctx.barrier_all().unwrap();
+    ctx.wait_until_on_stream(&sflag, 0, Cmp::Ge, 7, &st).unwrap();
+    ctx.wait_until_on_stream(&sflag, 0, Cmp::Gt, 6, &st).unwrap();
+    ctx.p(&sflag, 0, 7u64, right).unwrap();
+    st.synchronize().unwrap();
+    r.check("wait_until_on_stream (GE memop and GT kernel)", sflag.load(0).unwrap() == 7, || "flag".into());
+    ctx.barrier_all().unwrap();
+
+    let total_failed = r.failed.len();
+    println!("gpu_suite PE {me}: {} passed, {} failed", r.passed, total_failed);
+    ctx.barrier_all().unwrap();
+    drop(graph);
+    ctx.finalize().unwrap();
+    if total_failed > 0 {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,467 @@
+//! The CUDA driver glue: every raw driver call rshmem makes lives here, each returning a
+//! `Result`. Built on cudarc's `driver::sys` (dynamically loaded), because its safe
+//! layer lacks virtual memory management and handle export.
+
+use crate::error::{Error, Result};
+use cudarc::driver::sys;
+use rustix::fd::{FromRawFd, OwnedFd};
+use std::ffi::{c_void, CString};
+use std::mem::MaybeUninit;
+
+/// A device address.
+pub type DevPtr = u64;
+
+fn check(r: sys::CUresult, call: &'static str, pe: usize) -> Result<()> {
+    if r == sys::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Gpu { call, detail: format!("{r:?}"), pe })
+    }
+}
+
+/// Whether the CUDA driver library can be loaded on this machine.
+pub fn driver_present() -> bool {
+    // SAFETY: is_culib_present only tries to dlopen libcuda and reports the outcome.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Number of CUDA devices (0 when the driver is missing or fails to initialize).
+pub fn device_count() -> usize {
+    if !driver_present() {
+        return 0;
+    }
+    // SAFETY: cuInit and cuDeviceGetCount take plain values / an out pointer to a local.
+    unsafe {
+        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
+            return 0;
+        }
+        let mut n = 0i32;
+        if sys::cuDeviceGetCount(&mut n) != sys::CUresult::CUDA_SUCCESS {
+            return 0;
+        }
+        n.max(0) as usize
+    }
+}
+
+/// One PE's CUDA device and primary context.
+#[derive(Debug)]
+pub struct Cuda {
+    /// Device ordinal.
+    pub ordinal: usize,
+    device: sys::CUdevice,
+    ctx: sys::CUcontext,
+    pe: usize,
+}
+
+// SAFETY: a CUDA context handle may be used from any thread once made current there,
+// which `bind` does before every use.
+unsafe impl Send for Cuda {}
+// SAFETY: as above; the driver serializes concurrent use of one context.
+unsafe impl Sync for Cuda {}
+
+impl Cuda {
+    /// Opens device `ordinal`'s primary context.
+    pub fn open(ordinal: usize, pe: usize) -> Result<Cuda> {
+        let mut device = 0;
+        let mut ctx = std::ptr::null_mut();
+        // SAFETY: out pointers to locals; the ordinal is checked by the driver.
+        unsafe {
+            check(sys::cuInit(0), "cuInit", pe)?;
+            check(sys::cuDeviceGet(&mut device, ordinal as i32), "cuDeviceGet", pe)?;
+            check(sys::cuDevicePrimaryCtxRetain(&mut ctx, device), "cuDevicePrimaryCtxRetain", pe)?;
+        }
+        let c = Cuda { ordinal, device, ctx, pe };
+        c.bind()?;
+        Ok(c)
+    }
+
+    /// Makes the context current on the calling thread.
+    pub fn bind(&self) -> Result<()> {
+        // SAFETY: the context was retained in `open` and lives as long as self.
+        check(unsafe { sys::cuCtxSetCurrent(self.ctx) }, "cuCtxSetCurrent", self.pe)
+    }
+
+    /// A device attribute.
+    pub fn attribute(&self, a: sys::CUdevice_attribute) -> Result<i32> {
+        let mut v = 0;
+        // SAFETY: out pointer to a local.
+        check(unsafe { sys::cuDeviceGetAttribute(&mut v, a, self.device) }, "cuDeviceGetAttribute", self.pe)?;
+        Ok(v)
+    }
+
+    /// (major, minor) compute capability.
+    pub fn compute_capability(&self) -> Result<(i32, i32)> {
+        use sys::CUdevice_attribute::*;
+        Ok((self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?))
+    }
+
+    /// Number of multiprocessors.
+    pub fn sm_count(&self) -> Result<usize> {
+        Ok(self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize)
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> Result<String> {
+        let mut buf = [0 as std::ffi::c_char; 256];
+        // SAFETY: the buffer is 256 bytes, as passed.
+        check(unsafe { sys::cuDeviceGetName(buf.as_mut_ptr(), 256, self.device) }, "cuDeviceGetName", self.pe)?;
+        // SAFETY: the driver wrote a NUL-terminated string into buf.
+        Ok(unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned())
+    }
+
+    fn prop(&self) -> sys::CUmemAllocationProp {
+        // SAFETY: an all-zero CUmemAllocationProp is a valid "no flags" value.
+        let mut p: sys::CUmemAllocationProp = unsafe { MaybeUninit::zeroed().assume_init() };
+        p.type_ = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+        p.requestedHandleTypes = sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        p.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        p.location.id = self.ordinal as i32;
+        p
+    }
+
+    /// Allocation granularity for exportable device memory.
+    pub fn granularity(&self) -> Result<usize> {
+        let prop = self.prop();
+        let mut g = 0usize;
+        // SAFETY: prop is a valid property struct; out pointer to a local.
+        check(
+            unsafe {
+                sys::cuMemGetAllocationGranularity(&mut g, &prop, sys::CUmemAllocationGranularity_flags::CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+            },
+            "cuMemGetAllocationGranularity",
+            self.pe,
+        )?;
+        Ok(g.max(2 << 20))
+    }
+
+    /// Reserves `size` bytes of device virtual address space.
+    pub fn reserve(&self, size: usize, align: usize) -> Result<DevPtr> {
+        let mut va = 0;
+        // SAFETY: out pointer to a local; no fixed address requested.
+        check(unsafe { sys::cuMemAddressReserve(&mut va, size, align, 0, 0) }, "cuMemAddressReserve", self.pe)?;
+        Ok(va)
+    }
+
+    /// Frees a reservation made by [`Cuda::reserve`].
+    pub fn unreserve(&self, va: DevPtr, size: usize) {
+        // SAFETY: the range was reserved by `reserve` and all mappings in it are gone.
+        let _ = unsafe { sys::cuMemAddressFree(va, size) };
+    }
+
+    /// Creates `size` bytes of physical device memory and exports it as a file descriptor.
+    pub fn create_exportable(&self, size: usize) -> Result<(sys::CUmemGenericAllocationHandle, OwnedFd)> {
+        let prop = self.prop();
+        let mut h = 0;
+        let mut fd: i32 = -1;
+        // SAFETY: prop is valid; out pointers to locals; the POSIX-fd export writes an int.
+        unsafe {
+            check(sys::cuMemCreate(&mut h, size, &prop, 0), "cuMemCreate", self.pe)?;
+            check(
+                sys::cuMemExportToShareableHandle(
+                    &mut fd as *mut i32 as *mut c_void,
+                    h,
+                    sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                    0,
+                ),
+                "cuMemExportToShareableHandle",
+                self.pe,
+            )?;
+        }
+        // SAFETY: the driver returned a fresh descriptor that we now own.
+        Ok((h, unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Imports physical memory another process exported.
+    pub fn import(&self, fd: &OwnedFd) -> Result<sys::CUmemGenericAllocationHandle> {
+        use rustix::fd::AsRawFd;
+        let mut h = 0;
+        // SAFETY: for POSIX descriptors the "OS handle" argument is the descriptor value.
+        check(
+            unsafe {
+                sys::cuMemImportFromShareableHandle(
+                    &mut h,
+                    fd.as_raw_fd() as usize as *mut c_void,
+                    sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                )
+            },
+            "cuMemImportFromShareableHandle",
+            self.pe,
+        )?;
+        Ok(h)
+    }
+
+    /// Maps `handle` at `va` (inside a reservation) and grants this device read-write access.
+    pub fn map(&self, va: DevPtr, size: usize, handle: sys::CUmemGenericAllocationHandle) -> Result<()> {
+        let desc = sys::CUmemAccessDesc {
+            location: sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: self.ordinal as i32 },
+            flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        };
+        // SAFETY: va..va+size lies in a reservation of ours and is not yet mapped; desc is valid.
+        unsafe {
+            check(sys::cuMemMap(va, size, 0, handle, 0), "cuMemMap", self.pe)?;
+            check(sys::cuMemSetAccess(va, size, &desc, 1), "cuMemSetAccess", self.pe)?;
+        }
+        Ok(())
+    }
+
+    /// Unmaps a range and releases its handle.
+    pub fn unmap(&self, va: DevPtr, size: usize, handle: sys::CUmemGenericAllocationHandle) {
+        // SAFETY: the range was mapped by `map` with this handle; no kernel uses it any more.
+        unsafe {
+            let _ = sys::cuMemUnmap(va, size);
+            let _ = sys::cuMemRelease(handle);
+        }
+    }
+
+    /// Synchronous copy host -> device.
+    pub fn htod(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: src is a valid slice; dst is mapped device memory (checked by the heap).
+        check(unsafe { sys::cuMemcpyHtoD_v2(dst, src.as_ptr() as *const c_void, src.len()) }, "cuMemcpyHtoD", self.pe)
+    }
+
+    /// Synchronous copy device -> host.
+    pub fn dtoh(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: dst is a valid mutable slice; src is mapped device memory.
+        check(unsafe { sys::cuMemcpyDtoH_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len()) }, "cuMemcpyDtoH", self.pe)
+    }
+
+    /// Sets `n` bytes of device memory to zero.
+    pub fn zero(&self, dst: DevPtr, n: usize) -> Result<()> {
+        // SAFETY: dst..dst+n is mapped device memory.
+        check(unsafe { sys::cuMemsetD8_v2(dst, 0, n) }, "cuMemsetD8", self.pe)
+    }
+
+    /// Asynchronous device-to-device (or peer-mapped) copy on a stream.
+    pub fn copy_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
+        // SAFETY: both ranges are mapped device memory in this context's address space.
+        check(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, n, stream.raw) }, "cuMemcpyDtoDAsync", self.pe)
+    }
+
+    /// Loads a module image (cubin or PTX).
+    pub fn load_module(&self, image: &[u8]) -> Result<RawModule> {
+        let mut m = std::ptr::null_mut();
+        let mut owned = image.to_vec();
+        if owned.last() != Some(&0) {
+            owned.push(0);
+        }
+        // SAFETY: the image is a complete cubin/PTX (NUL-terminated for PTX); out pointer.
+        check(unsafe { sys::cuModuleLoadData(&mut m, owned.as_ptr() as *const c_void) }, "cuModuleLoadData", self.pe)?;
+        Ok(RawModule { raw: m })
+    }
+
+    /// A kernel of a module.
+    pub fn function(&self, m: &RawModule, name: &str) -> Result<sys::CUfunction> {
+        let c = CString::new(name).map_err(|_| Error::Gpu { call: "cuModuleGetFunction", detail: "NUL in name".into(), pe: self.pe })?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: module is loaded; name is NUL-terminated.
+        check(unsafe { sys::cuModuleGetFunction(&mut f, m.raw, c.as_ptr()) }, "cuModuleGetFunction", self.pe)
+            .map_err(|e| Error::Gpu { call: "cuModuleGetFunction", detail: format!("kernel `{name}`: {e}"), pe: self.pe })?;
+        Ok(f)
+    }
+
+    /// Address and size of a module's global variable.
+    pub fn global(&self, m: &RawModule, name: &str) -> Result<Option<(DevPtr, usize)>> {
+        let c = CString::new(name).expect("no NUL in global names");
+        let (mut p, mut n) = (0, 0);
+        // SAFETY: module is loaded; name is NUL-terminated; out pointers to locals.
+        let r = unsafe { sys::cuModuleGetGlobal_v2(&mut p, &mut n, m.raw, c.as_ptr()) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+            return Ok(None);
+        }
+        check(r, "cuModuleGetGlobal", self.pe)?;
+        Ok(Some((p, n)))
+    }
+
+    /// Launches a kernel. `params` are pointers to each argument's value.
+    ///
+    /// # Safety
+    /// `params` must hold one pointer per kernel parameter, each to a live value of at
+    /// least that parameter's size, and the kernel must only touch memory it may.
+    pub unsafe fn launch(&self, f: sys::CUfunction, grid: (u32, u32, u32), block: (u32, u32, u32), shared: u32, stream: &Stream, params: &mut [*mut c_void], cooperative: bool) -> Result<()> {
+        // SAFETY: the caller upholds the contract above; f is a kernel of a loaded module.
+        let r = unsafe {
+            if cooperative {
+                sys::cuLaunchCooperativeKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params.as_mut_ptr())
+            } else {
+                sys::cuLaunchKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params.as_mut_ptr(), std::ptr::null_mut())
+            }
+        };
+        check(r, if cooperative { "cuLaunchCooperativeKernel" } else { "cuLaunchKernel" }, self.pe)
+    }
+
+    /// Creates a non-blocking stream.
+    pub fn stream(&self) -> Result<Stream> {
+        let mut s = std::ptr::null_mut();
+        // SAFETY: out pointer to a local.
+        check(unsafe { sys::cuStreamCreate(&mut s, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32) }, "cuStreamCreate", self.pe)?;
+        Ok(Stream { raw: s, pe: self.pe })
+    }
+
+    /// Waits for all work on the context.
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: no arguments; the context is current.
+        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize", self.pe)
+    }
+
+    /// Error code pending on the context, if a kernel faulted.
+    pub fn pe(&self) -> usize {
+        self.pe
+    }
+}
+
+/// A loaded module.
+#[derive(Debug)]
+pub struct RawModule {
+    raw: sys::CUmodule,
+}
+// SAFETY: module handles are usable from any thread with the context current.
+unsafe impl Send for RawModule {}
+// SAFETY: as above.
+unsafe impl Sync for RawModule {}
+
+/// A CUDA stream.
+#[derive(Debug)]
+pub struct Stream {
+    raw: sys::CUstream,
+    pe: usize,
+}
+// SAFETY: stream handles are usable from any thread with the context current.
+unsafe impl Send for Stream {}
+// SAFETY: as above.
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    /// The raw handle (for interop).
+    pub fn raw(&self) -> sys::CUstream {
+        self.raw
+    }
+
+    /// Waits for the stream's work.
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: the stream is live.
+        check(unsafe { sys::cuStreamSynchronize(self.raw) }, "cuStreamSynchronize", self.pe)
+    }
+
+    /// Enqueues: wait until the 64-bit word at `addr` is >= (`geq`) or == `value`.
+    pub fn wait_value64(&self, addr: DevPtr, value: u64, geq: bool) -> Result<()> {
+        let flag = if geq { sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_GEQ } else { sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_EQ };
+        // SAFETY: addr is mapped device memory; the stream is live.
+        check(unsafe { sys::cuStreamWaitValue64_v2(self.raw, addr, value, flag as u32) }, "cuStreamWaitValue64", self.pe)
+    }
+
+    /// Enqueues: write `value` to the 64-bit word at `addr`.
+    pub fn write_value64(&self, addr: DevPtr, value: u64) -> Result<()> {
+        // SAFETY: addr is mapped device memory; the stream is live.
+        check(unsafe { sys::cuStreamWriteValue64_v2(self.raw, addr, value, 0) }, "cuStreamWriteValue64", self.pe)
+    }
+
+    /// Starts capturing the stream's work into a graph.
+    pub fn begin_capture(&self) -> Result<()> {
+        // SAFETY: the stream is live and not capturing.
+        check(
+            unsafe { sys::cuStreamBeginCapture_v2(self.raw, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) },
+            "cuStreamBeginCapture",
+            self.pe,
+        )
+    }
+
+    /// Ends a capture and instantiates the graph.
+    pub fn end_capture(&self) -> Result<Graph> {
+        let mut g = std::ptr::null_mut();
+        let mut exec = std::ptr::null_mut();
+        // SAFETY: the stream is capturing; out pointers to locals.
+        unsafe {
+            check(sys::cuStreamEndCapture(self.raw, &mut g), "cuStreamEndCapture", self.pe)?;
+            check(sys::cuGraphInstantiateWithFlags(&mut exec, g, 0), "cuGraphInstantiate", self.pe)?;
+        }
+        Ok(Graph { graph: g, exec, pe: self.pe })
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: the stream was created by us and is dropped once.
+        let _ = unsafe { sys::cuStreamDestroy_v2(self.raw) };
+    }
+}
+
+/// An instantiated CUDA graph.
+#[derive(Debug)]
+pub struct Graph {
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+    pe: usize,
+}
+// SAFETY: graph handles are usable from any thread with the context current.
+unsafe impl Send for Graph {}
+
+impl Graph {
+    /// Launches the graph on `stream`.
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: exec is instantiated; the stream is live.
+        check(unsafe { sys::cuGraphLaunch(self.exec, stream.raw) }, "cuGraphLaunch", self.pe)
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: created by end_capture and dropped once.
+        unsafe {
+            let _ = sys::cuGraphExecDestroy(self.exec);
+            let _ = sys::cuGraphDestroy(self.graph);
+        }
+    }
+}
+
+/// A pair of events timing work on a stream.
+#[derive(Debug)]
+pub struct Timer {
+    start: sys::CUevent,
+    stop: sys::CUevent,
+    pe: usize,
+}
+
+impl Timer {
+    /// Two fresh events.
+    pub fn new(pe: usize) -> Result<Timer> {
+        let (mut a, mut b) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: out pointers to locals.
+        unsafe {
+            check(sys::cuEventCreate(&mut a, 0), "cuEventCreate", pe)?;
+            check(sys::cuEventCreate(&mut b, 0), "cuEventCreate", pe)?;
+        }
+        Ok(Timer { start: a, stop: b, pe })
+    }
+    /// Records the start on `s`.
+    pub fn start(&self, s: &Stream) -> Result<()> {
+        // SAFETY: live event and stream.
+        check(unsafe { sys::cuEventRecord(self.start, s.raw) }, "cuEventRecord", self.pe)
+    }
+    /// Records the stop on `s`, waits for it, returns milliseconds elapsed.
+    pub fn stop_ms(&self, s: &Stream) -> Result<f32> {
+        let mut ms = 0f32;
+        // SAFETY: live events and stream; out pointer to a local.
+        unsafe {
+            check(sys::cuEventRecord(self.stop, s.raw), "cuEventRecord", self.pe)?;
+            check(sys::cuEventSynchronize(self.stop), "cuEventSynchronize", self.pe)?;
+            check(sys::cuEventElapsedTime_v2(&mut ms, self.start, self.stop), "cuEventElapsedTime", self.pe)?;
+        }
+        Ok(ms)
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        // SAFETY: created in new, dropped once.
+        unsafe {
+            let _ = sys::cuEventDestroy_v2(self.start);
+            let _ = sys::cuEventDestroy_v2(self.stop);
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! GPU PEs: the symmetric heap in GPU memory, kernels compiled at run time with the
+//! device API, and the stream-ordered host API.
+//!
+//! Detection goes through cudarc with dynamic loading: nothing CUDA is needed to build,
+//! and a machine without a driver or a GPU runs CPU PEs (with a log line). PE `i` uses
+//! local GPU `i mod count`; several PEs may share a GPU.
+//!
+//! Kernels are CUDA C++ that includes `rshmem_device.cuh`; [`Gpu::compile`] compiles them
+//! with NVRTC (cached per architecture), loads them and writes the device state
+//! (`rshmem_state`: PE numbers, heap and peer bases, teams) into each module. The state is
+//! rewritten into every live module when the heap grows.
+
+pub mod cuda;
+pub mod memory;
+pub mod nvrtc;
+pub mod state;
+pub mod stream;
+pub mod transport;
+
+use crate::error::{Error, Result};
+use cuda::{Cuda, DevPtr, RawModule, Stream};
+use memory::DeviceHeap;
+use state::{DeviceState, DeviceSysLayout, DeviceTeam};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// Source of the runtime's own kernels.
+const BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_builtin.cu");
+
+/// Which kind of PE to run as (`RSHMEM_DEVICE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// GPU PEs when a CUDA driver and a GPU are present, else CPU PEs.
+    Auto,
+    /// CPU PEs.
+    Cpu,
+    /// GPU PEs, or an error.
+    Gpu,
+}
+
+/// Opens this PE's GPU if the configuration asks for one and the machine has one.
+pub fn open_for_pe(choice: DeviceChoice, pe: usize) -> Result<Option<Arc<Cuda>>> {
+    if choice == DeviceChoice::Cpu {
+        return Ok(None);
+    }
+    let count = cuda::device_count();
+    if count == 0 {
+        let why = if cuda::driver_present() { "the CUDA driver reports no GPU" } else { "no CUDA driver (libcuda) was found" };
+        if choice == DeviceChoice::Gpu {
+            return Err(Error::Gpu { call: "init", detail: format!("RSHMEM_DEVICE=gpu but {why}"), pe });
+        }
+        if pe == 0 {
+            tracing::info!("{why}: running CPU PEs");
+        }
+        return Ok(None);
+    }
+    let ordinal = pe % count;
+    let c = Cuda::open(ordinal, pe)?;
+    tracing::info!(pe, ordinal, name = %c.name().unwrap_or_default(), "GPU PE");
+    Ok(Some(Arc::new(c)))
+}
+
+/// A kernel argument (passed by value).
+#[derive(Debug, Clone, Copy)]
+pub enum KernelArg {
+    /// `int`.
+    I32(i32),
+    /// `unsigned int`.
+    U32(u32),
+    /// `long long`.
+    I64(i64),
+    /// `unsigned long long` or any pointer (device address).
+    U64(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+}
+
+impl KernelArg {
+    fn bytes(self) -> [u8; 8] {
+        let mut b = [0u8; 8];
+        match self {
+            KernelArg::I32(v) => b[..4].copy_from_slice(&v.to_le_bytes()),
+            KernelArg::U32(v) => b[..4].copy_from_slice(&v.to_le_bytes()),
+            KernelArg::I64(v) => b.copy_from_slice(&v.to_le_bytes()),
+            KernelArg::U64(v) => b.copy_from_slice(&v.to_le_bytes()),
+            KernelArg::F32(v) => b[..4].copy_from_slice(&v.to_le_bytes()),
+            KernelArg::F64(v) => b.copy_from_slice(&v.to_le_bytes()),
+        }
+        b
+    }
+}
+
+/// Grid, block and shared memory of a launch.
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchConfig {
+    /// Blocks.
+    pub grid: (u32, u32, u32),
+    /// Threads per block.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory bytes.
+    pub shared_mem: u32,
+    /// Cooperative launch (all blocks co-resident; needed for grid-wide synchronization).
+    pub cooperative: bool,
+}
+
+impl LaunchConfig {
+    /// `blocks` x `threads`, no shared memory, not cooperative.
+    pub fn new(blocks: u32, threads: u32) -> LaunchConfig {
+        LaunchConfig { grid: (blocks, 1, 1), block: (threads, 1, 1), shared_mem: 0, cooperative: false }
+    }
+}
+
+struct ModuleInner {
+    raw: RawModule,
+    state_addr: Option<DevPtr>,
+}
+
+/// A loaded module of kernels.
+pub struct Module {
+    inner: Arc<ModuleInner>,
+    gpu: Arc<Gpu>,
+    name: String,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module({})", self.name)
+    }
+}
+
+impl Module {
+    /// Launches kernel `kernel` on `stream` (the PE's default stream when None).
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameters in number and kind (each is passed in an
+    /// 8-byte slot), and the kernel must only touch memory it may.
+    pub unsafe fn launch(&self, kernel: &str, cfg: LaunchConfig, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
+        let g = &self.gpu;
+        g.cuda.bind()?;
+        let f = g.cuda.function(&self.inner.raw, kernel)?;
+        let mut storage: Vec<[u8; 8]> = args.iter().map(|a| a.bytes()).collect();
+        let mut params: Vec<*mut std::ffi::c_void> = storage.iter_mut().map(|b| b.as_mut_ptr() as *mut std::ffi::c_void).collect();
+        // SAFETY: one 8-byte slot per argument, alive until the launch call returns (the
+        // driver copies parameters at launch); the caller vouches for the kernel.
+        unsafe { g.cuda.launch(f, cfg.grid, cfg.block, cfg.shared_mem, stream.unwrap_or(&g.stream), &mut params, cfg.cooperative) }
+    }
+
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// One PE's GPU runtime.
+pub struct Gpu {
+    pub(crate) cuda: Arc<Cuda>,
+    pub(crate) heap: Arc<DeviceHeap>,
+    state: Mutex<DeviceState>,
+    modules: Mutex<Vec<Weak<ModuleInner>>>,
+    builtins: OnceLock<std::result::Result<Arc<ModuleInner>, String>>,
+    layout: DeviceSysLayout,
+    arch: String,
+    stream: Stream,
+    amo_lock: Mutex<()>,
+    me: Weak<Gpu>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("ordinal", &self.cuda.ordinal).field("arch", &self.arch).finish()
+    }
+}
+
+/// What the runtime tells the GPU layer at init.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuSetup {
+    /// This PE.
+    pub my_pe: usize,
+    /// PEs.
+    pub n_pes: usize,
+    /// Bytes of user heap mapped now.
+    pub heap_size: usize,
+    /// Device runtime area (an allocation in this PE's heap).
+    pub sys_base: DevPtr,
+    /// Team slots.
+    pub max_teams: usize,
+    /// Check PE range and heap bounds in device calls.
+    pub debug: bool,
+    /// Device waits trap after this long (0: never).
+    pub wait_timeout_ns: u64,
+}
+
+impl Gpu {
+    /// Builds the GPU runtime over a mapped device heap.
+    pub fn new(cuda: Arc<Cuda>, heap: Arc<DeviceHeap>, s: GpuSetup) -> Result<Arc<Gpu>> {
+        cuda.bind()?;
+        let (maj, min) = cuda.compute_capability()?;
+        let layout = DeviceSysLayout::new(s.max_teams);
+        let state = DeviceState {
+            my_pe: s.my_pe as i32,
+            n_pes: s.n_pes as i32,
+            heap_base: heap.base(s.my_pe),
+            heap_size: s.heap_size as u64,
+            peers_base: heap.base(0),
+            stride: heap.stride() as u64,
+            sys_base: s.sys_base,
+            sys_size: layout.size as u64,
+            teams: s.sys_base + layout.teams as u64,
+            max_teams: s.max_teams as i32,
+            debug: s.debug as i32,
+            wait_timeout_ns: s.wait_timeout_ns,
+            epochs: s.sys_base + layout.epochs as u64,
+            counters: s.sys_base + layout.counters as u64,
+        };
+        let stream = cuda.stream()?;
+        Ok(Arc::new_cyclic(|me| Gpu {
+            cuda,
+            heap,
+            state: Mutex::new(state),
+            modules: Mutex::new(Vec::new()),
+            builtins: OnceLock::new(),
+            layout,
+            arch: format!("sm_{maj}{min}"),
+            stream,
+            amo_lock: Mutex::new(()),
+            me: me.clone(),
+        }))
+    }
+
+    /// The GPU architecture kernels are built for (`sm_90` on an H100/H200).
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// CUDA device ordinal of this PE.
+    pub fn ordinal(&self) -> usize {
+        self.cuda.ordinal
+    }
+
+    /// Number of multiprocessors.
+    pub fn sm_count(&self) -> Result<usize> {
+        self.cuda.sm_count()
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> String {
+        self.cuda.name().unwrap_or_default()
+    }
+
+    /// This PE's default stream.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// A new stream.
+    pub fn new_stream(&self) -> Result<Stream> {
+        self.cuda.bind()?;
+        self.cuda.stream()
+    }
+
+    /// Waits for all of this PE's GPU work; a device-side error (a failed check, a
+    /// timed-out wait) surfaces here.
+    pub fn synchronize(&self) -> Result<()> {
+        self.cuda.bind()?;
+        self.cuda.synchronize()
+    }
+
+    /// An event timer.
+    pub fn timer(&self) -> Result<cuda::Timer> {
+        self.cuda.bind()?;
+        cuda::Timer::new(self.cuda.pe())
+    }
+
+    /// Enqueues a copy-engine copy of `n` bytes between device addresses on `stream`.
+    pub fn cuda_copy_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
+        self.cuda.bind()?;
+        self.cuda.copy_async(dst, src, n, stream)
+    }
+
+    /// The device address of `pe`'s copy of a symmetric address of this PE (for kernels).
+    pub fn peer_address(&self, addr: DevPtr, pe: usize) -> DevPtr {
+        self.heap.base(pe) + (addr - self.heap.base(self.cuda.pe()))
+    }
+
+    /// Compiles CUDA C++ `source` (which may `#include "rshmem_device.cuh"`) with NVRTC,
+    /// loads it and writes the device state into it. `options` go to NVRTC.
+    pub fn compile(&self, name: &str, source: &str, options: &[String]) -> Result<Module> {
+        let inner = self.load(name, source, options)?;
+        Ok(Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: name.to_string() })
+    }
+
+    fn load(&self, name: &str, source: &str, options: &[String]) -> Result<Arc<ModuleInner>> {
+        self.cuda.bind()?;
+        let bin = nvrtc::compile(source, name, &self.arch, options, self.cuda.pe())?;
+        let raw = self.cuda.load_module(&bin)?;
+        let state_addr = match self.cuda.global(&raw, "rshmem_state")? {
+            None => None,
+            Some((addr, size)) => {
+                if size != std::mem::size_of::<DeviceState>() {
+                    return Err(Error::Gpu {
+                        call: "load module",
+                        detail: format!("rshmem_state is {size} bytes in `{name}` but {} in the runtime: header and library differ", std::mem::size_of::<DeviceState>()),
+                        pe: self.cuda.pe(),
+                    });
+                }
+                Some(addr)
+            }
+        };
+        let inner = Arc::new(ModuleInner { raw, state_addr });
+        if let Some(addr) = state_addr {
+            let st = *self.state.lock().expect("state");
+            self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
+        }
+        let mut mods = self.modules.lock().expect("modules");
+        mods.retain(|w| w.strong_count() > 0);
+        mods.push(Arc::downgrade(&inner));
+        Ok(inner)
+    }
+
+    fn write_state_everywhere(&self) -> Result<()> {
+        self.cuda.bind()?;
+        let st = *self.state.lock().expect("state");
+        for m in self.modules.lock().expect("modules").iter().filter_map(|w| w.upgrade()) {
+            if let Some(addr) = m.state_addr {
+                self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells every loaded module the heap's new mapped size (after growth).
+    pub(crate) fn set_heap_size(&self, bytes: usize) -> Result<()> {
+        self.state.lock().expect("state").heap_size = bytes as u64;
+        self.write_state_everywhere()
+    }
+
+    /// Publishes (or clears) team slot `slot` for device-side team calls. Clearing also
+    /// zeroes the slot's barrier epoch and counters so the next team starts fresh.
+    pub(crate) fn set_team(&self, slot: usize, team: Option<(usize, usize, usize)>) -> Result<()> {
+        self.cuda.bind()?;
+        let st = *self.state.lock().expect("state");
+        let entry = match team {
+            Some((start, stride, size)) => DeviceTeam { start: start as i32, stride: stride as i32, size: size as i32, valid: 1 },
+            None => DeviceTeam::default(),
+        };
+        self.cuda.htod(st.teams + (slot * std::mem::size_of::<DeviceTeam>()) as u64, bytemuck::bytes_of(&entry))?;
+        if team.is_none() {
+            self.cuda.zero(st.epochs + (slot * 8) as u64, 8)?;
+            self.cuda.zero(st.counters + (slot * state::MAX_ROUNDS * 8) as u64, state::MAX_ROUNDS * 8)?;
+        }
+        Ok(())
+    }
+
+    /// The runtime's own kernels, compiled on first use.
+    fn builtins(&self) -> Result<Arc<ModuleInner>> {
+        self.builtins
+            .get_or_init(|| self.load("rshmem_builtin", BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|detail| Error::Gpu { call: "rshmem builtin kernels", detail, pe: self.cuda.pe() })
+    }
+
+    pub(crate) fn launch_builtin(&self, kernel: &str, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
+        let inner = self.builtins()?;
+        let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_builtin".into() };
+        // SAFETY: the callers in this crate pass the argument kinds of the builtin kernels'
+        // signatures (device/rshmem_builtin.cu), with device addresses the heap checked.
+        unsafe { m.launch(kernel, LaunchConfig::new(1, 1), stream, args) }
+    }
+
+    /// A host-initiated atomic on device memory: a one-thread kernel, then a copy back.
+    pub(crate) fn host_amo(&self, addr: DevPtr, width: usize, op: i32, operand: u64, compare: u64) -> Result<u64> {
+        let _g = self.amo_lock.lock().expect("amo lock");
+        let out = self.state.lock().expect("state").sys_base + self.layout.scratch as u64;
+        self.launch_builtin(
+            "rshmemi_host_amo",
+            None,
+            &[KernelArg::U64(addr), KernelArg::I32(width as i32), KernelArg::I32(op), KernelArg::U64(operand), KernelArg::U64(compare), KernelArg::U64(out)],
+        )?;
+        self.stream.synchronize()?;
+        let mut b = [0u8; 8];
+        self.cuda.dtoh(&mut b, out)?;
+        Ok(u64::from_le_bytes(b))
+    }
+}

@@ -1,0 +1,99 @@
+//! Run-time compilation of kernels with NVRTC, with the device header supplied in memory
+//! and the resulting cubins cached on disk per GPU architecture.
+
+use crate::error::{Error, Result};
+use cudarc::nvrtc::sys;
+use std::ffi::{c_char, CString};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+
+/// The device API header, as shipped in the crate.
+pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_device.cuh");
+
+/// Where compiled kernels are kept: `$RSHMEM_CACHE_DIR`, else `$XDG_CACHE_HOME/rshmem`,
+/// else `~/.cache/rshmem`, else a folder in the temp dir.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("RSHMEM_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d).join("rshmem");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(h).join(".cache").join("rshmem");
+    }
+    std::env::temp_dir().join("rshmem-cache")
+}
+
+fn nvrtc_check(r: sys::nvrtcResult, call: &'static str, pe: usize) -> Result<()> {
+    if r == sys::nvrtcResult::NVRTC_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Gpu { call, detail: format!("{r:?}"), pe })
+    }
+}
+
+/// Compiles `src` for `arch` (e.g. `sm_90`) with the device header available as
+/// `#include "rshmem_device.cuh"`, returning a cubin. Uses the on-disk cache.
+pub fn compile(src: &str, name: &str, arch: &str, options: &[String], pe: usize) -> Result<Vec<u8>> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (src, DEVICE_HEADER, arch, options, env!("CARGO_PKG_VERSION")).hash(&mut h);
+    let path = cache_dir().join("kernels").join(arch).join(format!("{name}-{:016x}.cubin", h.finish()));
+    if let Ok(bin) = std::fs::read(&path) {
+        tracing::debug!(path = %path.display(), "kernel cache hit");
+        return Ok(bin);
+    }
+    if !nvrtc_present() {
+        return Err(Error::Gpu { call: "nvrtc", detail: "libnvrtc could not be loaded (is the CUDA toolkit's lib directory on the library path?)".into(), pe });
+    }
+    let bin = compile_uncached(src, name, arch, options, pe)?;
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, &bin).is_ok() {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+    }
+    Ok(bin)
+}
+
+/// Whether libnvrtc can be loaded.
+pub fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { sys::is_culib_present() }
+}
+
+fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: usize) -> Result<Vec<u8>> {
+    let c_src = CString::new(src).map_err(|_| Error::Gpu { call: "nvrtc", detail: "NUL in kernel source".into(), pe })?;
+    let c_name = CString::new(format!("{name}.cu")).expect("name");
+    let hdr = CString::new(DEVICE_HEADER).expect("header has no NUL");
+    let hdr_name = CString::new("rshmem_device.cuh").expect("literal");
+    let headers = [hdr.as_ptr()];
+    let include_names = [hdr_name.as_ptr()];
+    let mut opts: Vec<CString> = vec![CString::new(format!("--gpu-architecture={arch}")).expect("arch"), CString::new("-std=c++17").expect("literal")];
+    opts.extend(options.iter().map(|o| CString::new(o.as_str()).expect("option has no NUL")));
+    let opt_ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: all strings are NUL-terminated and outlive the program; arrays have the
+    // lengths passed; the program is destroyed below on every path.
+    unsafe {
+        nvrtc_check(sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), 1, headers.as_ptr(), include_names.as_ptr()), "nvrtcCreateProgram", pe)?;
+        let r = sys::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr());
+        let result = if r != sys::nvrtcResult::NVRTC_SUCCESS {
+            let mut n = 0usize;
+            let _ = sys::nvrtcGetProgramLogSize(prog, &mut n);
+            let mut log = vec![0u8; n.max(1)];
+            let _ = sys::nvrtcGetProgramLog(prog, log.as_mut_ptr() as *mut c_char);
+            let log = String::from_utf8_lossy(&log).trim_end_matches('\0').to_string();
+            Err(Error::Gpu { call: "nvrtcCompileProgram", detail: format!("{r:?} compiling {name}:\n{log}"), pe })
+        } else {
+            let mut n = 0usize;
+            nvrtc_check(sys::nvrtcGetCUBINSize(prog, &mut n), "nvrtcGetCUBINSize", pe).and_then(|_| {
+                let mut bin = vec![0u8; n];
+                nvrtc_check(sys::nvrtcGetCUBIN(prog, bin.as_mut_ptr() as *mut c_char), "nvrtcGetCUBIN", pe).map(|_| bin)
+            })
+        };
+        let _ = sys::nvrtcDestroyProgram(&mut prog);
+        result
+    }
+}

@@ -1,0 +1,122 @@
+//! The host API on GPU heaps: the transport for PEs whose user heap is in GPU memory.
+//! Runtime-area offsets (host shared memory) go to the local transport; user-heap
+//! offsets are copied with the copy engine, and atomics run as a one-thread kernel.
+
+use super::cuda::DevPtr;
+use super::Gpu;
+use crate::transport::local::LocalTransport;
+use crate::transport::{notify, AmoOp, Transport};
+use std::sync::Arc;
+
+/// Transport for mapped peers whose user heap is device memory.
+#[derive(Debug)]
+pub struct DeviceTransport {
+    host: LocalTransport,
+    host_bases: Vec<usize>,
+    gpu: Arc<Gpu>,
+    sys_size: usize,
+}
+
+impl DeviceTransport {
+    /// Wraps the runtime-area transport.
+    pub fn new(host: LocalTransport, host_bases: Vec<usize>, gpu: Arc<Gpu>, sys_size: usize) -> DeviceTransport {
+        DeviceTransport { host, host_bases, gpu, sys_size }
+    }
+
+    fn dev(&self, pe: usize, offset: usize) -> Option<DevPtr> {
+        (offset >= self.sys_size).then(|| self.gpu.heap.base(pe) + (offset - self.sys_size) as DevPtr)
+    }
+
+    fn fail(&self, what: &str, e: crate::Error) -> ! {
+        // The transport interface has no error path for a faulted device: a GPU that
+        // cannot copy is not recoverable, so say so loudly.
+        panic!("rshmem: PE {}: {what} on device memory failed: {e}", self.gpu.cuda.pe())
+    }
+}
+
+fn amo_code(op: AmoOp) -> i32 {
+    match op {
+        AmoOp::Fetch => 0,
+        AmoOp::Set => 1,
+        AmoOp::Swap => 2,
+        AmoOp::CompareSwap => 3,
+        AmoOp::FetchAdd => 4,
+        AmoOp::FetchAnd => 5,
+        AmoOp::FetchOr => 6,
+        AmoOp::FetchXor => 7,
+    }
+}
+
+impl Transport for DeviceTransport {
+    fn name(&self) -> &'static str {
+        "local+cuda"
+    }
+
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) {
+        match self.dev(pe, offset) {
+            None => self.host.put(pe, offset, src),
+            Some(d) => {
+                if let Err(e) = self.gpu.cuda.bind().and_then(|_| self.gpu.cuda.htod(d, src)) {
+                    self.fail("put", e)
+                }
+                notify::wake(self.host_bases[pe]);
+            }
+        }
+    }
+
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
+        match self.dev(pe, offset) {
+            None => self.host.get(pe, offset, dst),
+            Some(d) => {
+                if let Err(e) = self.gpu.cuda.bind().and_then(|_| self.gpu.cuda.dtoh(dst, d)) {
+                    self.fail("get", e)
+                }
+            }
+        }
+    }
+
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
+        match self.dev(pe, offset) {
+            None => self.host.store_word(pe, offset, width, value),
+            Some(_) => self.put(pe, offset, &value.to_le_bytes()[..width]),
+        }
+    }
+
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64 {
+        match self.dev(pe, offset) {
+            None => self.host.load_word(pe, offset, width),
+            Some(_) => {
+                let mut b = [0u8; 8];
+                self.get(pe, offset, &mut b[..width]);
+                u64::from_le_bytes(b)
+            }
+        }
+    }
+
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+        match self.dev(pe, offset) {
+            None => self.host.amo(pe, offset, width, op, operand, compare),
+            Some(d) => {
+                let r = self.gpu.host_amo(d, width, amo_code(op), operand, compare);
+                notify::wake(self.host_bases[pe]);
+                r.unwrap_or_else(|e| self.fail("atomic", e))
+            }
+        }
+    }
+
+    fn fence(&self) {
+        self.host.fence();
+    }
+
+    fn quiet(&self, pe: Option<usize>) {
+        self.host.quiet(pe);
+    }
+
+    fn direct_address(&self, pe: usize, offset: usize) -> Option<usize> {
+        // Device memory is not host-addressable; kernels use `Gpu::device_ptr`.
+        match self.dev(pe, offset) {
+            None => self.host.direct_address(pe, offset),
+            Some(_) => None,
+        }
+    }
+}

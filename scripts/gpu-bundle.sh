@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the GPU tests and benchmarks with a runner script into one folder, so the GPU
+# suite runs on a GPU host without cargo: `bash gpu-bundle/run.sh` there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-gpu-bundle}
+cargo build --release -p rshmem --bins --examples
+rm -rf "$out" && mkdir -p "$out"
+for b in rshmemrun examples/gpu_suite examples/gpu_bench examples/gpu_compile_check examples/ring; do
+  cp "target/release/$b" "$out/"
+done
+strip "$out"/* 2>/dev/null || true
+cp bench/nvshmem/nvshmem_bench.cu "$out/"
+cp scripts/gpu-run.sh "$out/run.sh"
+du -sh "$out"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh.
+# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|all]
+set -uo pipefail
+B=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$PWD/gpu-results}
+mkdir -p "$OUT"
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 RSHMEM_CACHE_DIR=/tmp/rshmem-cache
+what=${1:-all}
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+nvidia-smi --query-gpu=name,memory.used,memory.total,clocks.sm --format=csv | tee "$OUT/gpu.txt"
+"$B/gpu_compile_check" sm_90 2>&1 | tee "$OUT/compile.log"; note "compile_check rc=${PIPESTATUS[0]}"
+if [[ $what == suite || $what == all ]]; then
+  for n in 2 4; do
+    "$B/rshmemrun" -n $n --timeout 240 "$B/gpu_suite" > "$OUT/suite$n.log" 2>&1; rc=$?
+    grep -E "FAIL|passed" "$OUT/suite$n.log" | head -20
+    note "gpu_suite $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/suite$n.log" | head -1)"
+  done
+  RSHMEM_DEVICE_DEBUG=1 "$B/rshmemrun" -n 1 --timeout 60 "$B/gpu_suite" --bad-pe > "$OUT/badpe.log" 2>&1; rc=$?
+  tail -3 "$OUT/badpe.log"; note "device check (bad PE) rc=$rc"
+fi
+if [[ $what == bench || $what == all ]]; then
+  NV=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem
+  export LD_LIBRARY_PATH=$NV/lib:${LD_LIBRARY_PATH:-}
+  if [[ ! -x /tmp/nvshmem_bench ]]; then
+    nvcc -O2 -rdc=true -arch=sm_90 -I$NV/include "$B/nvshmem_bench.cu" $(mpicxx --showme:compile) -L$NV/lib -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicxx --showme:link) -o /tmp/nvshmem_bench > "$OUT/nvcc.log" 2>&1 || { tail -20 "$OUT/nvcc.log"; note "nvshmem build failed"; }
+  fi
+  if [[ -x /tmp/nvshmem_bench ]]; then
+    timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH -x NVSHMEM_DISABLE_NVLS /tmp/nvshmem_bench > "$OUT/nvshmem.txt" 2>&1; note "nvshmem bench rc=$?"
+  fi
+  RSHMEM_SYMMETRIC_SIZE=2200M "$B/rshmemrun" -n 2 --timeout 300 "$B/gpu_bench" --anchor "$OUT/nvshmem.txt" > "$OUT/bench.txt" 2>&1; note "rshmem bench rc=$?"
+  grep -v RESULT "$OUT/bench.txt" | tail -40
+fi
+printf '%s\n' "${summary[@]}"
