@@ -162,7 +162,7 @@ static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, do
     if (kind == OP_PUT || kind == OP_PUT_NBI || kind == OP_GET || kind == OP_GET_NBI) {
         s.sym = shmem_malloc(c->bytes);
         s.local = malloc(c->bytes);
-        if (!s.sym || !s.local) die("out of memory (raise SHMEM_SYMMETRIC_SIZE?)");
+        if (!s.sym || !s.local) die("out of symmetric memory (SMA_SYMMETRIC_SIZE too small?)");
         memset(s.sym, 0, c->bytes);
         for (i = 0; i < c->bytes; i++) s.local[i] = (kind == OP_PUT || kind == OP_PUT_NBI) ? pattern(i) : 0;
         if (kind == OP_GET || kind == OP_GET_NBI)

@@ -97,13 +97,15 @@ impl Backend for Oshmem {
     fn command(&self, job: &JobSpec) -> Result<Command, String> {
         let program = self.program.as_ref().ok_or("the anchor program was not compiled (prepare was not called)")?;
         let mut cmd = Command::new(&self.oshrun);
+        let heap = format!("{}M", job.heap_bytes.div_ceil(1 << 20));
         // `--mca osc ^rdma`: without it Open MPI 4.1's OpenSHMEM crashes in shmem_finalize.
-        cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma", "-np"])
-            .arg(job.n_pes.to_string())
-            .arg("-x")
-            .arg(format!("SHMEM_SYMMETRIC_SIZE={}M", job.heap_bytes.div_ceil(1 << 20)))
-            .arg(program)
-            .arg(&job.plan);
+        cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma", "-np"]).arg(job.n_pes.to_string());
+        // Open MPI 4.1 reads the heap size from SMA_SYMMETRIC_SIZE (it ignores the
+        // specification's SHMEM_SYMMETRIC_SIZE, which later versions read): set both.
+        for var in ["SMA_SYMMETRIC_SIZE", "SHMEM_SYMMETRIC_SIZE"] {
+            cmd.arg("-x").arg(format!("{var}={heap}"));
+        }
+        cmd.arg(program).arg(&job.plan);
         Ok(cmd)
     }
 }

@@ -67,7 +67,8 @@ fn main() {
         while size <= max_bytes {
             let reps = (4usize << 30).div_ceil(size).clamp(5, 200);
             for (op, k) in [("put", "bw_put"), ("get", "bw_get")] {
-                let us = time(reps, &|| launch(k, big, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(size as u64), A::I32(1)]));
+                let us =
+                    time(reps, &|| launch(k, big, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(size as u64), A::I32(1)]));
                 rows.push((format!("{op}_bw"), size, size as f64 / us / 1e3, "GB/s"));
             }
             let us = time(reps, &|| g.cuda_copy_async(dst.addr() as u64, g.peer_address(src.addr() as u64, 1), size, &st).unwrap());
@@ -79,13 +80,31 @@ fn main() {
         let n_threads = sms as usize * 2048;
         for (op, k) in [("p", "bw_p"), ("g", "bw_g")] {
             let cfg = LaunchConfig::new((n_threads / 256) as u32, 256);
-            let us = time(50, &|| launch(k, cfg, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(n_threads as u64), A::I32(1)]));
+            let us =
+                time(50, &|| launch(k, cfg, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(n_threads as u64), A::I32(1)]));
             rows.push((format!("{op}_scalar_bw"), n_threads * 8, (n_threads * 8) as f64 / us / 1e3, "GB/s"));
         }
         let iters = 2000;
-        for (name, kind, bytes) in [("put_quiet_lat", 0, 8usize), ("put_quiet_lat", 0, 512), ("p_quiet_lat", 1, 8), ("g_lat", 2, 8), ("fetch_add_lat", 3, 8)] {
+        for (name, kind, bytes) in
+            [("put_quiet_lat", 0, 8usize), ("put_quiet_lat", 0, 512), ("p_quiet_lat", 1, 8), ("g_lat", 2, 8), ("fetch_add_lat", 3, 8)]
+        {
             let one = LaunchConfig::new(1, 1);
-            let us = time(3, &|| launch("lat", one, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(bytes as u64), A::I32(kind), A::I32(iters), A::U64(0), A::U64(dst.addr_of(max_bytes - 64) as u64), A::I32(1)]));
+            let us = time(3, &|| {
+                launch(
+                    "lat",
+                    one,
+                    &[
+                        A::U64(dst.addr() as u64),
+                        A::U64(src.addr() as u64),
+                        A::U64(bytes as u64),
+                        A::I32(kind),
+                        A::I32(iters),
+                        A::U64(0),
+                        A::U64(dst.addr_of(max_bytes - 64) as u64),
+                        A::I32(1),
+                    ],
+                )
+            });
             rows.push((name.to_string(), bytes, us / iters as f64, "us"));
         }
     }

@@ -212,11 +212,20 @@ fn main() {
             data.fill(0);
             ctx.barrier_all().unwrap();
             if me == 0 {
-                launch(&g, &m, "signal_send", 1, 128, &[a(&data), a(&sig), a(&ssrc), A::I32(len as i32), A::I32(rounds as i32), A::I32(scope), A::I32(1)]);
+                launch(
+                    &g,
+                    &m,
+                    "signal_send",
+                    1,
+                    128,
+                    &[a(&data), a(&sig), a(&ssrc), A::I32(len as i32), A::I32(rounds as i32), A::I32(scope), A::I32(1)],
+                );
             } else if me == 1 {
                 launch(&g, &m, "signal_recv", 1, 1, &[a(&data), a(&sig), A::I32(len as i32), A::I32(rounds as i32), a(&errs)]);
                 let e = errs.to_vec();
-                r.check(&format!("put_signal {sname}: data before signal, {rounds} rounds"), e[0] == 0 && e[1] == rounds as u64, || format!("{} stale words, final signal {}", e[0], e[1]));
+                r.check(&format!("put_signal {sname}: data before signal, {rounds} rounds"), e[0] == 0 && e[1] == rounds as u64, || {
+                    format!("{} stale words, final signal {}", e[0], e[1])
+                });
             }
             ctx.barrier_all().unwrap();
         }
@@ -264,7 +273,11 @@ fn main() {
         let dt = ctx.device_team(evens).unwrap();
         launch(&g, &m, "team_info", 1, 1, &[A::I32(dt), a(&tout)]);
         let t = tout.to_vec();
-        r.check("device team queries on an even-PE team", t[..6] == [(me / 2) as i32, n.div_ceil(2) as i32, 0, me as i32, n as i32, 1], || format!("{:?}", &t[..6]));
+        r.check(
+            "device team queries on an even-PE team",
+            t[..6] == [(me / 2) as i32, n.div_ceil(2) as i32, 0, me as i32, n as i32, 1],
+            || format!("{:?}", &t[..6]),
+        );
     }
     ctx.barrier_all().unwrap();
     if !evens.is_invalid() {
@@ -278,7 +291,12 @@ fn main() {
     ctx.barrier_all().unwrap();
     let mut back = vec![0u64; 1000];
     ctx.get(&mut back, &h, 0, left).unwrap();
-    r.check("host put/get on GPU heap", h.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 9)) && back.iter().enumerate().all(|(i, &x)| x == pat((left + n - 1) % n, i, 9)), || "mismatch".into());
+    r.check(
+        "host put/get on GPU heap",
+        h.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 9))
+            && back.iter().enumerate().all(|(i, &x)| x == pat((left + n - 1) % n, i, 9)),
+        || "mismatch".into(),
+    );
     ctx.p(&h, 5, 4242u64, 0).unwrap();
     ctx.barrier_all().unwrap();
     r.check("host p/g on GPU heap", ctx.g(&h, 5, 0).unwrap() == 4242, || "g differs".into());
@@ -294,7 +312,9 @@ fn main() {
     ctx.quiet_on_stream(&st).unwrap();
     ctx.barrier_all_on_stream(&st).unwrap();
     st.synchronize().unwrap();
-    r.check("put_on_stream + quiet + barrier_on_stream", sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)), || "data missing".into());
+    r.check("put_on_stream + quiet + barrier_on_stream", sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)), || {
+        "data missing".into()
+    });
     ctx.barrier_all().unwrap();
     sdata.fill(0);
     ctx.barrier_all().unwrap();
@@ -305,7 +325,11 @@ fn main() {
     let graph = st.end_capture().unwrap();
     graph.launch(&st).unwrap();
     st.synchronize().unwrap();
-    r.check("captured graph replay (put, quiet, barrier on stream)", sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)), || "data missing".into());
+    r.check(
+        "captured graph replay (put, quiet, barrier on stream)",
+        sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)),
+        || "data missing".into(),
+    );
     // wait on stream: the left PE sets our flag from the host after a barrier
     ctx.barrier_all().unwrap();
     ctx.wait_until_on_stream(&sflag, 0, Cmp::Ge, 7, &st).unwrap();

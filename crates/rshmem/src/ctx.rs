@@ -139,7 +139,14 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         };
         match gpu::open_for_pe(choice, my_pe)? {
             None => {
-                let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
+                let heap = SymmetricHeap::create(
+                    &mut *boot,
+                    sys,
+                    config.symmetric_size,
+                    config.max_symmetric_size,
+                    options.statics,
+                    UserMemory::Host,
+                )?;
                 let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
                 (heap, local, None)
             }
@@ -170,7 +177,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     };
     #[cfg(not(feature = "cuda"))]
     let (heap, transport) = {
-        let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
+        let heap =
+            SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
         let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
         (heap, local)
     };

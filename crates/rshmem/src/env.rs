@@ -39,9 +39,21 @@ pub const ENV_TABLE: &[EnvVar] = &[
     },
     EnvVar { name: "RSHMEM_SPIN", default: "2000", help: "polls a waiting PE spins before it sleeps on a futex" },
     EnvVar { name: "RSHMEM_COLL_ALGO", default: "auto", help: "force a collective algorithm (see coll::select)" },
-    EnvVar { name: "RSHMEM_DEVICE", default: "auto", help: "PE kind: auto (GPU PEs when a CUDA driver and GPU are present), cpu, or gpu (fail without one)" },
-    EnvVar { name: "RSHMEM_DEVICE_DEBUG", default: "0", help: "1: device calls check PE range and heap bounds and trap with a message (always on in debug builds)" },
-    EnvVar { name: "RSHMEM_DEVICE_WAIT_TIMEOUT", default: "60", help: "seconds a device-side wait may spin before it traps with a message naming the call and PE (0: never)" },
+    EnvVar {
+        name: "RSHMEM_DEVICE",
+        default: "auto",
+        help: "PE kind: auto (GPU PEs when a CUDA driver and GPU are present), cpu, or gpu (fail without one)",
+    },
+    EnvVar {
+        name: "RSHMEM_DEVICE_DEBUG",
+        default: "0",
+        help: "1: device calls check PE range and heap bounds and trap with a message (always on in debug builds)",
+    },
+    EnvVar {
+        name: "RSHMEM_DEVICE_WAIT_TIMEOUT",
+        default: "60",
+        help: "seconds a device-side wait may spin before it traps with a message naming the call and PE (0: never)",
+    },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
@@ -83,7 +95,12 @@ impl Config {
         let coll_algo = std::env::var("RSHMEM_COLL_ALGO").ok().filter(|s| !s.is_empty() && s != "auto");
         let device = raw("RSHMEM_DEVICE").trim().to_ascii_lowercase();
         if !["auto", "cpu", "gpu"].contains(&device.as_str()) {
-            return Err(Error::InvalidArgument { call: "init", arg: "RSHMEM_DEVICE", detail: format!("`{device}` is not auto, cpu or gpu"), pe: 0 });
+            return Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_DEVICE",
+                detail: format!("`{device}` is not auto, cpu or gpu"),
+                pe: 0,
+            });
         }
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;

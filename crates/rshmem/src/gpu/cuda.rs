@@ -126,7 +126,11 @@ impl Cuda {
         // SAFETY: prop is a valid property struct; out pointer to a local.
         check(
             unsafe {
-                sys::cuMemGetAllocationGranularity(&mut g, &prop, sys::CUmemAllocationGranularity_flags::CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+                sys::cuMemGetAllocationGranularity(
+                    &mut g,
+                    &prop,
+                    sys::CUmemAllocationGranularity_flags::CU_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+                )
             },
             "cuMemGetAllocationGranularity",
             self.pe,
@@ -260,8 +264,11 @@ impl Cuda {
         let c = CString::new(name).map_err(|_| Error::Gpu { call: "cuModuleGetFunction", detail: "NUL in name".into(), pe: self.pe })?;
         let mut f = std::ptr::null_mut();
         // SAFETY: module is loaded; name is NUL-terminated.
-        check(unsafe { sys::cuModuleGetFunction(&mut f, m.raw, c.as_ptr()) }, "cuModuleGetFunction", self.pe)
-            .map_err(|e| Error::Gpu { call: "cuModuleGetFunction", detail: format!("kernel `{name}`: {e}"), pe: self.pe })?;
+        check(unsafe { sys::cuModuleGetFunction(&mut f, m.raw, c.as_ptr()) }, "cuModuleGetFunction", self.pe).map_err(|e| Error::Gpu {
+            call: "cuModuleGetFunction",
+            detail: format!("kernel `{name}`: {e}"),
+            pe: self.pe,
+        })?;
         Ok(f)
     }
 
@@ -283,13 +290,45 @@ impl Cuda {
     /// # Safety
     /// `params` must hold one pointer per kernel parameter, each to a live value of at
     /// least that parameter's size, and the kernel must only touch memory it may.
-    pub unsafe fn launch(&self, f: sys::CUfunction, grid: (u32, u32, u32), block: (u32, u32, u32), shared: u32, stream: &Stream, params: &mut [*mut c_void], cooperative: bool) -> Result<()> {
+    pub unsafe fn launch(
+        &self,
+        f: sys::CUfunction,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared: u32,
+        stream: &Stream,
+        params: &mut [*mut c_void],
+        cooperative: bool,
+    ) -> Result<()> {
         // SAFETY: the caller upholds the contract above; f is a kernel of a loaded module.
         let r = unsafe {
             if cooperative {
-                sys::cuLaunchCooperativeKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params.as_mut_ptr())
+                sys::cuLaunchCooperativeKernel(
+                    f,
+                    grid.0,
+                    grid.1,
+                    grid.2,
+                    block.0,
+                    block.1,
+                    block.2,
+                    shared,
+                    stream.raw,
+                    params.as_mut_ptr(),
+                )
             } else {
-                sys::cuLaunchKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params.as_mut_ptr(), std::ptr::null_mut())
+                sys::cuLaunchKernel(
+                    f,
+                    grid.0,
+                    grid.1,
+                    grid.2,
+                    block.0,
+                    block.1,
+                    block.2,
+                    shared,
+                    stream.raw,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
             }
         };
         check(r, if cooperative { "cuLaunchCooperativeKernel" } else { "cuLaunchKernel" }, self.pe)
@@ -350,7 +389,11 @@ impl Stream {
 
     /// Enqueues: wait until the 64-bit word at `addr` is >= (`geq`) or == `value`.
     pub fn wait_value64(&self, addr: DevPtr, value: u64, geq: bool) -> Result<()> {
-        let flag = if geq { sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_GEQ } else { sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_EQ };
+        let flag = if geq {
+            sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_GEQ
+        } else {
+            sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_EQ
+        };
         // SAFETY: addr is mapped device memory; the stream is live.
         check(unsafe { sys::cuStreamWaitValue64_v2(self.raw, addr, value, flag as u32) }, "cuStreamWaitValue64", self.pe)
     }

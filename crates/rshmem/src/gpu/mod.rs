@@ -300,7 +300,10 @@ impl Gpu {
                 if size != std::mem::size_of::<DeviceState>() {
                     return Err(Error::Gpu {
                         call: "load module",
-                        detail: format!("rshmem_state is {size} bytes in `{name}` but {} in the runtime: header and library differ", std::mem::size_of::<DeviceState>()),
+                        detail: format!(
+                            "rshmem_state is {size} bytes in `{name}` but {} in the runtime: header and library differ",
+                            std::mem::size_of::<DeviceState>()
+                        ),
                         pe: self.cuda.pe(),
                     });
                 }
@@ -375,7 +378,14 @@ impl Gpu {
         self.launch_builtin(
             "rshmemi_host_amo",
             None,
-            &[KernelArg::U64(addr), KernelArg::I32(width as i32), KernelArg::I32(op), KernelArg::U64(operand), KernelArg::U64(compare), KernelArg::U64(out)],
+            &[
+                KernelArg::U64(addr),
+                KernelArg::I32(width as i32),
+                KernelArg::I32(op),
+                KernelArg::U64(operand),
+                KernelArg::U64(compare),
+                KernelArg::U64(out),
+            ],
         )?;
         self.stream.synchronize()?;
         let mut b = [0u8; 8];

@@ -44,7 +44,11 @@ pub fn compile(src: &str, name: &str, arch: &str, options: &[String], pe: usize)
         return Ok(bin);
     }
     if !nvrtc_present() {
-        return Err(Error::Gpu { call: "nvrtc", detail: "libnvrtc could not be loaded (is the CUDA toolkit's lib directory on the library path?)".into(), pe });
+        return Err(Error::Gpu {
+            call: "nvrtc",
+            detail: "libnvrtc could not be loaded (is the CUDA toolkit's lib directory on the library path?)".into(),
+            pe,
+        });
     }
     let bin = compile_uncached(src, name, arch, options, pe)?;
     if let Some(dir) = path.parent() {
@@ -70,14 +74,19 @@ fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: u
     let hdr_name = CString::new("rshmem_device.cuh").expect("literal");
     let headers = [hdr.as_ptr()];
     let include_names = [hdr_name.as_ptr()];
-    let mut opts: Vec<CString> = vec![CString::new(format!("--gpu-architecture={arch}")).expect("arch"), CString::new("-std=c++17").expect("literal")];
+    let mut opts: Vec<CString> =
+        vec![CString::new(format!("--gpu-architecture={arch}")).expect("arch"), CString::new("-std=c++17").expect("literal")];
     opts.extend(options.iter().map(|o| CString::new(o.as_str()).expect("option has no NUL")));
     let opt_ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
     let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: all strings are NUL-terminated and outlive the program; arrays have the
     // lengths passed; the program is destroyed below on every path.
     unsafe {
-        nvrtc_check(sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), 1, headers.as_ptr(), include_names.as_ptr()), "nvrtcCreateProgram", pe)?;
+        nvrtc_check(
+            sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), 1, headers.as_ptr(), include_names.as_ptr()),
+            "nvrtcCreateProgram",
+            pe,
+        )?;
         let r = sys::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr());
         let result = if r != sys::nvrtcResult::NVRTC_SUCCESS {
             let mut n = 0usize;

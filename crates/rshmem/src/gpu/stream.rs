@@ -17,7 +17,16 @@ impl Ctx {
 
     /// Enqueues on `stream` a copy of `nelems` elements from this PE's `src[src_index..]`
     /// to `dest[dest_index..]` on `pe` (copy engine, through the peer mapping).
-    pub fn put_on_stream<T: SymType>(&self, dest: &Sym<T>, dest_index: usize, src: &Sym<T>, src_index: usize, nelems: usize, pe: usize, stream: &Stream) -> Result<()> {
+    pub fn put_on_stream<T: SymType>(
+        &self,
+        dest: &Sym<T>,
+        dest_index: usize,
+        src: &Sym<T>,
+        src_index: usize,
+        nelems: usize,
+        pe: usize,
+        stream: &Stream,
+    ) -> Result<()> {
         const CALL: &str = "put_on_stream";
         let g = self.gpu_or_err(CALL)?;
         let n = nelems * std::mem::size_of::<T>();
@@ -38,7 +47,11 @@ impl Ctx {
         match cmp {
             Cmp::Ge => stream.wait_value64(addr as u64, value, true),
             Cmp::Eq => stream.wait_value64(addr as u64, value, false),
-            _ => g.launch_builtin("rshmemi_stream_wait", Some(stream), &[KernelArg::U64(addr as u64), KernelArg::I32(cmp as i32), KernelArg::U64(value)]),
+            _ => g.launch_builtin(
+                "rshmemi_stream_wait",
+                Some(stream),
+                &[KernelArg::U64(addr as u64), KernelArg::I32(cmp as i32), KernelArg::U64(value)],
+            ),
         }
     }
 
