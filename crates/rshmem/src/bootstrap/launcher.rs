@@ -41,8 +41,6 @@ pub struct LaunchOptions {
 
 /// Grace between SIGTERM and SIGKILL when ending PEs.
 const KILL_GRACE: Duration = Duration::from_millis(1000);
-/// Longest wait, after a PE exits, for its connection's last frames.
-const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// How long a connecting process has to present its key.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -64,13 +62,12 @@ struct PeState {
     pid: u32,
     stream: Option<UnixStream>,
     connected: bool,
-    /// The reader thread has seen the end of this PE's connection: every frame it sent
-    /// (a finalize included) has been delivered.
-    reader_done: bool,
-    /// An exit seen before the reader finished, judged once it has (or after a grace).
-    exit_pending: Option<(ExitStatus, Instant)>,
     finalized: bool,
     exited: Option<ExitStatus>,
+    /// The reader saw the socket close: every frame the PE sent has been handled.
+    disconnected: bool,
+    /// An exit reported before the PE's last frames were read (judged once they are).
+    exit_seen: Option<(ExitStatus, Instant)>,
     pending: Option<Contribution>,
 }
 
@@ -218,7 +215,11 @@ impl Job {
     }
 
     fn live(&self) -> impl Iterator<Item = (usize, &PeState)> {
-        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none())
+        self.pes.iter().enumerate().filter(|(_, p)| p.exited.is_none() && p.exit_seen.is_none())
+    }
+
+    fn unfinished(&self) -> bool {
+        self.pes.iter().any(|p| p.exited.is_none())
     }
 
     fn signal_live(&self, sig: Signal) {
@@ -324,6 +325,40 @@ impl Job {
         self.try_complete_round();
     }
 
+    /// A child exited. Its reader may still hold frames it sent before exiting (its
+    /// Finalize, say): judge the exit only once the reader has seen the socket close.
+    fn on_child_exit(&mut self, pe: usize, status: ExitStatus) {
+        let p = &mut self.pes[pe];
+        if p.connected && !p.disconnected {
+            p.exit_seen = Some((status, Instant::now()));
+        } else {
+            self.on_exit(pe, status);
+        }
+    }
+
+    fn on_disconnect(&mut self, pe: usize) {
+        let p = &mut self.pes[pe];
+        p.disconnected = true;
+        p.stream = None;
+        if let Some((status, _)) = p.exit_seen.take() {
+            self.on_exit(pe, status);
+        }
+    }
+
+    /// Exits whose socket stayed open (a forked child holds it) are judged after a grace.
+    fn judge_stale_exits(&mut self) {
+        let stale: Vec<(usize, ExitStatus)> = self
+            .pes
+            .iter()
+            .enumerate()
+            .filter_map(|(pe, p)| p.exit_seen.filter(|(_, t)| t.elapsed() > Duration::from_secs(1)).map(|(s, _)| (pe, s)))
+            .collect();
+        for (pe, status) in stale {
+            self.pes[pe].exit_seen = None;
+            self.on_exit(pe, status);
+        }
+    }
+
     fn on_exit(&mut self, pe: usize, status: ExitStatus) {
         let p = &mut self.pes[pe];
         p.exited = Some(status);
@@ -402,7 +437,8 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
         });
     }
     let started = Instant::now();
-    while job.live().count() > 0 {
+    while job.unfinished() {
+        job.judge_stale_exits();
         let mut wait = Duration::from_millis(200);
         if let Some(t) = opts.timeout {
             wait = wait.min(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
@@ -426,27 +462,10 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
             }
             Ok(Event::Refused(why)) => job.say(&format!("refused a connection: {why}")),
             Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
-            Ok(Event::Disconnected { pe }) => {
-                job.pes[pe].stream = None;
-                job.pes[pe].reader_done = true;
-                if let Some((status, _)) = job.pes[pe].exit_pending.take() {
-                    job.on_exit(pe, status);
-                }
-            }
-            // The exit and the PE's last frames (its finalize) come from different threads:
-            // judge the exit only after the reader has delivered everything the PE sent.
-            Ok(Event::Exited { pe, status }) if job.pes[pe].connected && !job.pes[pe].reader_done => {
-                job.pes[pe].exit_pending = Some((status, Instant::now()));
-            }
-            Ok(Event::Exited { pe, status }) => job.on_exit(pe, status),
+            Ok(Event::Disconnected { pe }) => job.on_disconnect(pe),
+            Ok(Event::Exited { pe, status }) => job.on_child_exit(pe, status),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
-        }
-        for pe in 0..job.pes.len() {
-            if job.pes[pe].exit_pending.is_some_and(|(_, at)| at.elapsed() >= EXIT_DRAIN) {
-                let (status, _) = job.pes[pe].exit_pending.take().expect("checked");
-                job.on_exit(pe, status);
-            }
         }
         if let Some(t) = opts.timeout {
             if started.elapsed() >= t && job.ending_since.is_none() {
