@@ -18,7 +18,13 @@
  * maximum over the repetitions. A final barrier ends the case.
  *
  * Point-to-point cases run on N/2 pairs at once: PE i (i < N/2) drives PE i + N/2;
- * PE 0's pair is reported. Collective cases involve every PE.
+ * PE 0's pair is reported. Collective cases involve every PE (active set: all PEs) and
+ * alternate between two pSync arrays. What BYTES means per operation: the message for
+ * RMA, broadcast and signal_pingpong; what each PE contributes for fcollect; what each
+ * pair exchanges for alltoall; the reduced array (of long, summed) for reduce.
+ *
+ * OpenSHMEM 1.4 has no put-with-signal: signal_pingpong uses its idiom, putmem + fence +
+ * p of the flag. It has no reduce-scatter either: those cases are SKIPped.
  */
 #include <shmem.h>
 #include <stdio.h>
@@ -26,7 +32,11 @@
 #include <string.h>
 #include <time.h>
 
-enum op_kind { OP_PUT, OP_PUT_NBI, OP_GET, OP_GET_NBI, OP_P, OP_G, OP_PINGPONG, OP_BARRIER, OP_UNKNOWN };
+enum op_kind {
+    OP_PUT, OP_PUT_NBI, OP_GET, OP_GET_NBI, OP_P, OP_G, OP_PINGPONG, OP_SIGNAL_PINGPONG,
+    OP_FETCH_ADD, OP_ADD, OP_COMPARE_SWAP, OP_FETCH, OP_ADD_RATE,
+    OP_BARRIER, OP_BROADCAST, OP_FCOLLECT, OP_ALLTOALL, OP_REDUCE, OP_UNKNOWN
+};
 
 static const struct {
     const char *name;
@@ -35,8 +45,22 @@ static const struct {
 } OPS[] = {
     {"put", OP_PUT, 1},         {"put_nbi", OP_PUT_NBI, 1}, {"get", OP_GET, 1}, {"get_nbi", OP_GET_NBI, 1},
     {"p", OP_P, 1},             {"g", OP_G, 1},             {"pingpong", OP_PINGPONG, 1},
-    {"barrier", OP_BARRIER, 0},
+    {"signal_pingpong", OP_SIGNAL_PINGPONG, 1},
+    {"fetch_add", OP_FETCH_ADD, 1}, {"add", OP_ADD, 1}, {"compare_swap", OP_COMPARE_SWAP, 1},
+    {"fetch", OP_FETCH, 1},     {"add_rate", OP_ADD_RATE, 1},
+    {"barrier", OP_BARRIER, 0}, {"broadcast", OP_BROADCAST, 0}, {"fcollect", OP_FCOLLECT, 0},
+    {"alltoall", OP_ALLTOALL, 0}, {"reduce", OP_REDUCE, 0},
 };
+
+/* Operations of rshmem-perf that OpenSHMEM 1.4 lacks, with why. */
+static const struct {
+    const char *name;
+    const char *reason;
+} MISSING[] = {
+    {"reduce_scatter", "OpenSHMEM 1.4 has no reduce-scatter"},
+};
+
+#define SYNC_SIZE 64 /* longs: more than any of the SHMEM_*_SYNC_SIZE */
 
 enum role { INITIATOR, TARGET, IDLE };
 
@@ -57,6 +81,11 @@ struct state {
     long *word;           /* symmetric word */
     long seq;             /* last value sent (p, pingpong) */
     volatile long sink;   /* keeps g results alive */
+    unsigned char *dst;   /* symmetric destination (collectives) */
+    long *psync[2];       /* alternating pSync arrays */
+    long *pwrk;           /* reduction work array */
+    int flip;
+    int n;
 };
 
 static double now_us(void) {
@@ -131,8 +160,79 @@ static void body(struct state *s, long k) {
                 shmem_long_p(s->word, s->seq, s->partner);
             }
         break;
+    case OP_SIGNAL_PINGPONG:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) {
+                s->seq++;
+                shmem_putmem(s->sym, s->local, s->bytes, s->partner);
+                shmem_fence();
+                shmem_long_p(s->word, s->seq, s->partner);
+                shmem_long_wait_until(s->word, SHMEM_CMP_GE, s->seq);
+            }
+        else if (s->role == TARGET)
+            for (i = 0; i < k; i++) {
+                s->seq++;
+                shmem_long_wait_until(s->word, SHMEM_CMP_GE, s->seq);
+                shmem_putmem(s->sym, s->local, s->bytes, s->partner);
+                shmem_fence();
+                shmem_long_p(s->word, s->seq, s->partner);
+            }
+        break;
+    case OP_FETCH_ADD:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) s->sink = shmem_long_atomic_fetch_add(s->word, 1, s->partner);
+        break;
+    case OP_ADD:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) {
+                shmem_long_atomic_add(s->word, 1, s->partner);
+                shmem_quiet();
+            }
+        break;
+    case OP_COMPARE_SWAP:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) {
+                s->sink = shmem_long_atomic_compare_swap(s->word, s->seq, s->seq + 1, s->partner);
+                s->seq++;
+            }
+        break;
+    case OP_FETCH:
+        if (s->role == INITIATOR)
+            for (i = 0; i < k; i++) s->sink = shmem_long_atomic_fetch(s->word, s->partner);
+        break;
+    case OP_ADD_RATE:
+        if (s->role == INITIATOR) {
+            for (i = 0; i < k; i++) shmem_long_atomic_add(s->word, 1, s->partner);
+            shmem_quiet();
+        }
+        break;
     case OP_BARRIER:
         for (i = 0; i < k; i++) shmem_barrier_all();
+        break;
+    case OP_BROADCAST:
+        for (i = 0; i < k; i++) {
+            s->flip ^= 1;
+            shmem_broadcast64(s->dst, s->sym, s->bytes / 8, 0, 0, 0, s->n, s->psync[s->flip]);
+        }
+        break;
+    case OP_FCOLLECT:
+        for (i = 0; i < k; i++) {
+            s->flip ^= 1;
+            shmem_fcollect64(s->dst, s->sym, s->bytes / 8, 0, 0, s->n, s->psync[s->flip]);
+        }
+        break;
+    case OP_ALLTOALL:
+        for (i = 0; i < k; i++) {
+            s->flip ^= 1;
+            shmem_alltoall64(s->dst, s->sym, s->bytes / 8, 0, 0, s->n, s->psync[s->flip]);
+        }
+        break;
+    case OP_REDUCE:
+        for (i = 0; i < k; i++) {
+            s->flip ^= 1;
+            shmem_long_sum_to_all((long *)s->dst, (const long *)s->sym, (int)(s->bytes / 8), 0, 0, s->n, s->pwrk,
+                                  s->psync[s->flip]);
+        }
         break;
     case OP_UNKNOWN:
         break;
@@ -167,11 +267,42 @@ static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, do
         for (i = 0; i < c->bytes; i++) s.local[i] = (kind == OP_PUT || kind == OP_PUT_NBI) ? pattern(i) : 0;
         if (kind == OP_GET || kind == OP_GET_NBI)
             for (i = 0; i < c->bytes; i++) s.sym[i] = pattern(i);
-    } else if (kind == OP_P || kind == OP_G || kind == OP_PINGPONG) {
+    } else if (kind == OP_SIGNAL_PINGPONG) {
+        s.sym = shmem_malloc(c->bytes);
+        s.word = shmem_malloc(sizeof(long));
+        s.local = malloc(c->bytes);
+        if (!s.sym || !s.word || !s.local) die("out of symmetric memory (SMA_SYMMETRIC_SIZE too small?)");
+        memset(s.sym, 0, c->bytes);
+        for (i = 0; i < c->bytes; i++) s.local[i] = pattern(i);
+        *s.word = 0;
+    } else if (kind == OP_P || kind == OP_G || kind == OP_PINGPONG || kind == OP_FETCH_ADD || kind == OP_ADD ||
+               kind == OP_COMPARE_SWAP || kind == OP_FETCH || kind == OP_ADD_RATE) {
         s.word = shmem_malloc(sizeof(long));
         if (!s.word) die("out of memory");
-        *s.word = (kind == OP_G) ? 0x5eed0000L + me : 0;
+        *s.word = (kind == OP_G || kind == OP_FETCH) ? 0x5eed0000L + me : 0;
+    } else if (kind == OP_BROADCAST || kind == OP_FCOLLECT || kind == OP_ALLTOALL || kind == OP_REDUCE) {
+        size_t src_bytes = (kind == OP_ALLTOALL) ? (size_t)n * c->bytes : c->bytes;
+        size_t dst_bytes = (kind == OP_FCOLLECT || kind == OP_ALLTOALL) ? (size_t)n * c->bytes : c->bytes;
+        int j;
+        if (c->bytes % 8) die("collective sizes must be multiples of 8 bytes");
+        s.sym = shmem_malloc(src_bytes);
+        s.dst = shmem_malloc(dst_bytes);
+        if (!s.sym || !s.dst) die("out of symmetric memory (SMA_SYMMETRIC_SIZE too small?)");
+        for (i = 0; i < src_bytes; i++) s.sym[i] = pattern(i + (size_t)me);
+        memset(s.dst, 0, dst_bytes);
+        if (kind == OP_REDUCE) {
+            size_t nwrk = c->bytes / 8 / 2 + 1;
+            if (nwrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE) nwrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+            s.pwrk = shmem_malloc(nwrk * sizeof(long));
+            if (!s.pwrk) die("out of symmetric memory (SMA_SYMMETRIC_SIZE too small?)");
+        }
+        for (j = 0; j < 2; j++) {
+            s.psync[j] = shmem_malloc(SYNC_SIZE * sizeof(long));
+            if (!s.psync[j]) die("out of memory");
+            for (i = 0; i < SYNC_SIZE; i++) s.psync[j][i] = SHMEM_SYNC_VALUE;
+        }
     }
+    s.n = n;
     shmem_barrier_all();
     if (c->warmup > 0) body(&s, c->warmup);
     for (r = 0; r < c->reps; r++) {
@@ -180,11 +311,15 @@ static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, do
         t0 = now_us();
         body(&s, c->iters);
         samples[r] = (now_us() - t0) / (double)c->iters;
-        if (kind == OP_PINGPONG) samples[r] /= 2.0; /* half a round trip */
+        if (kind == OP_PINGPONG || kind == OP_SIGNAL_PINGPONG) samples[r] /= 2.0; /* half a round trip */
     }
     shmem_barrier_all();
     if (s.sym) shmem_free(s.sym);
     if (s.word) shmem_free(s.word);
+    if (s.dst) shmem_free(s.dst);
+    if (s.pwrk) shmem_free(s.pwrk);
+    if (s.psync[0]) shmem_free(s.psync[0]);
+    if (s.psync[1]) shmem_free(s.psync[1]);
     free(s.local);
 }
 
@@ -232,7 +367,10 @@ int main(int argc, char **argv) {
                 pairs = OPS[j].pairs;
             }
         if (kind == OP_UNKNOWN) {
-            if (me == 0) printf("SKIP op=%s bytes=%zu reason=this anchor has no such operation\n", c->op, c->bytes);
+            const char *reason = "this anchor has no such operation";
+            for (j = 0; j < sizeof MISSING / sizeof MISSING[0]; j++)
+                if (strcmp(MISSING[j].name, c->op) == 0) reason = MISSING[j].reason;
+            if (me == 0) printf("SKIP op=%s bytes=%zu reason=%s\n", c->op, c->bytes, reason);
             fflush(stdout);
             continue;
         }
