@@ -138,7 +138,7 @@ fn driver(cli: Cli) -> ExitCode {
         reps: cli.reps.unwrap_or(5).max(1),
         rep_bytes: if q { 32 << 20 } else { 256 << 20 },
     };
-    let cases = plan::build(&selection.ops, &settings);
+    let (cases, mut notes) = plan::build(&selection.ops, &settings, cli.pes);
     if cli.pes == 0 {
         return fail("--pes must be at least 1");
     }
@@ -157,10 +157,9 @@ fn driver(cli: Cli) -> ExitCode {
     let job = JobSpec {
         plan: plan_path,
         n_pes: cli.pes,
-        heap_bytes: plan::heap_bytes(&cases),
+        heap_bytes: plan::heap_bytes(&cases, cli.pes),
         timeout: Duration::from_secs_f64(cli.timeout.max(1.0)),
     };
-    let mut notes = Vec::new();
     if cases.is_empty() {
         notes.push("no case to run".to_string());
     }

@@ -57,24 +57,62 @@ pub struct OpInfo {
     pub pattern: Pattern,
     /// What one iteration is, for the README and `--list-ops`.
     pub about: &'static str,
+    /// Sizes must be multiples of this (the element size of collectives).
+    pub unit: usize,
+    /// Symmetric memory per PE a case of `bytes` on `n` PEs needs, on either side.
+    pub heap: fn(bytes: usize, n: usize) -> usize,
+}
+
+fn heap_message(bytes: usize, _n: usize) -> usize {
+    bytes
+}
+
+fn heap_word(_bytes: usize, _n: usize) -> usize {
+    8
 }
 
 /// Every operation the suite runs, in sweep order.
 pub const OPS: &[OpInfo] = &[
-    OpInfo { op: Op::Put, name: "put", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "putmem + quiet" },
-    OpInfo { op: Op::PutNbi, name: "put_nbi", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "putmem_nbi; one quiet per block" },
-    OpInfo { op: Op::Get, name: "get", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "getmem" },
-    OpInfo { op: Op::GetNbi, name: "get_nbi", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "getmem_nbi; one quiet per block" },
-    OpInfo { op: Op::P, name: "p", shape: Shape::Word, pattern: Pattern::Pairs, about: "long p + quiet" },
-    OpInfo { op: Op::G, name: "g", shape: Shape::Word, pattern: Pattern::Pairs, about: "long g" },
+    OpInfo { op: Op::Put, name: "put", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "putmem + quiet", unit: 1, heap: heap_message },
+    OpInfo {
+        op: Op::PutNbi,
+        name: "put_nbi",
+        shape: Shape::Sweep,
+        pattern: Pattern::Pairs,
+        about: "putmem_nbi; one quiet per block",
+        unit: 1,
+        heap: heap_message,
+    },
+    OpInfo { op: Op::Get, name: "get", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "getmem", unit: 1, heap: heap_message },
+    OpInfo {
+        op: Op::GetNbi,
+        name: "get_nbi",
+        shape: Shape::Sweep,
+        pattern: Pattern::Pairs,
+        about: "getmem_nbi; one quiet per block",
+        unit: 1,
+        heap: heap_message,
+    },
+    OpInfo { op: Op::P, name: "p", shape: Shape::Word, pattern: Pattern::Pairs, about: "long p + quiet", unit: 1, heap: heap_word },
+    OpInfo { op: Op::G, name: "g", shape: Shape::Word, pattern: Pattern::Pairs, about: "long g", unit: 1, heap: heap_word },
     OpInfo {
         op: Op::PingPong,
         name: "pingpong",
         shape: Shape::Word,
         pattern: Pattern::Pairs,
         about: "p + wait_until ping-pong; half a round trip",
+        unit: 1,
+        heap: heap_word,
     },
-    OpInfo { op: Op::Barrier, name: "barrier", shape: Shape::NoData, pattern: Pattern::All, about: "barrier_all" },
+    OpInfo {
+        op: Op::Barrier,
+        name: "barrier",
+        shape: Shape::NoData,
+        pattern: Pattern::All,
+        about: "barrier_all",
+        unit: 1,
+        heap: heap_word,
+    },
 ];
 
 /// Operations of the usual SHMEM perftests that rshmem does not implement yet: named so

@@ -4,6 +4,7 @@
 //! counts.
 
 use crate::ops::{Op, Shape};
+use crate::sizes::format_size;
 use std::fmt::Write as _;
 
 /// One measured case.
@@ -52,25 +53,50 @@ impl PlanSettings {
     }
 }
 
-/// The cases for `ops`, operations outer, sizes inner.
-pub fn build(ops: &[Op], s: &PlanSettings) -> Vec<Case> {
+/// Most symmetric memory per PE one case may need; larger cases are left out.
+pub const MAX_CASE_HEAP: usize = 2 << 30;
+
+/// The cases for `ops` on `n_pes` PEs, operations outer, sizes inner, and a note for
+/// each operation that lost sizes (not a multiple of its element, or over
+/// [`MAX_CASE_HEAP`]).
+pub fn build(ops: &[Op], s: &PlanSettings, n_pes: usize) -> (Vec<Case>, Vec<String>) {
     let mut cases = Vec::new();
+    let mut notes = Vec::new();
     for &op in ops {
-        let sizes: Vec<usize> = match op.info().shape {
+        let info = op.info();
+        let sizes: Vec<usize> = match info.shape {
             Shape::Sweep => s.sizes.clone(),
             Shape::Word => vec![8],
             Shape::NoData => vec![0],
         };
+        let (mut unaligned, mut too_big) = (Vec::new(), Vec::new());
         for bytes in sizes {
-            cases.push(Case { op, bytes, iters: s.iters_for(bytes), warmup: s.warmup_for(bytes), reps: s.reps.max(1) });
+            if !bytes.is_multiple_of(info.unit) {
+                unaligned.push(bytes);
+            } else if (info.heap)(bytes, n_pes) > MAX_CASE_HEAP {
+                too_big.push(bytes);
+            } else {
+                cases.push(Case { op, bytes, iters: s.iters_for(bytes), warmup: s.warmup_for(bytes), reps: s.reps.max(1) });
+            }
+        }
+        if !unaligned.is_empty() {
+            notes.push(format!("{}: sizes that are not multiples of {} B left out ({} of them)", info.name, info.unit, unaligned.len()));
+        }
+        if let Some(first) = too_big.first() {
+            notes.push(format!(
+                "{}: sizes from {} up left out on {n_pes} PEs (over {} of symmetric memory per PE)",
+                info.name,
+                format_size(*first),
+                format_size(MAX_CASE_HEAP)
+            ));
         }
     }
-    cases
+    (cases, notes)
 }
 
 /// Symmetric memory per PE that the largest case needs, plus room for the runtime.
-pub fn heap_bytes(cases: &[Case]) -> usize {
-    let largest = cases.iter().map(|c| c.bytes).max().unwrap_or(0);
+pub fn heap_bytes(cases: &[Case], n_pes: usize) -> usize {
+    let largest = cases.iter().map(|c| (c.op.info().heap)(c.bytes, n_pes)).max().unwrap_or(0);
     largest.next_multiple_of(1 << 20) + (64 << 20)
 }
 
@@ -132,15 +158,26 @@ mod tests {
 
     #[test]
     fn builds_shapes() {
-        let cases = build(&[Op::Put, Op::P, Op::Barrier], &settings());
+        let (cases, notes) = build(&[Op::Put, Op::P, Op::Barrier], &settings(), 2);
         let sizes: Vec<(Op, usize)> = cases.iter().map(|c| (c.op, c.bytes)).collect();
         assert_eq!(sizes, vec![(Op::Put, 8), (Op::Put, 1024), (Op::Put, 1 << 20), (Op::P, 8), (Op::Barrier, 0)]);
-        assert!(heap_bytes(&cases) >= (1 << 20) + (64 << 20));
+        assert!(notes.is_empty());
+        assert!(heap_bytes(&cases, 2) >= (1 << 20) + (64 << 20));
+    }
+
+    #[test]
+    fn leaves_out_oversized_cases() {
+        let mut s = settings();
+        s.sizes = vec![1 << 30, 4 << 30];
+        let (cases, notes) = build(&[Op::Get], &s, 2);
+        assert_eq!(cases.len(), 1);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("from 4 GiB up"), "{notes:?}");
     }
 
     #[test]
     fn round_trips_through_text() {
-        let cases = build(&[Op::Get, Op::PingPong], &settings());
+        let (cases, _) = build(&[Op::Get, Op::PingPong], &settings(), 2);
         let text = to_text(&cases);
         assert!(text.starts_with(HEADER));
         assert_eq!(parse(&text).unwrap(), cases);
