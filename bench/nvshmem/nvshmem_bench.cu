@@ -7,18 +7,19 @@
 #include <mpi.h>
 #include <nvshmem.h>
 #include <nvshmemx.h>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
 #include <string>
 #include <vector>
 
-typedef unsigned long long u64;
+typedef uint64_t u64;
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 __global__ void bw_put(char* dst, const char* src, u64 bytes, int pe) {
-    u64 chunk = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~15ull;
+    u64 chunk = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~u64(15);
     u64 start = blockIdx.x * chunk;
     if (start < bytes) {
         u64 len = bytes - start < chunk ? bytes - start : chunk;
@@ -28,7 +29,7 @@ __global__ void bw_put(char* dst, const char* src, u64 bytes, int pe) {
     if (threadIdx.x == 0) nvshmem_quiet();
 }
 __global__ void bw_get(char* dst, const char* src, u64 bytes, int pe) {
-    u64 chunk = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~15ull;
+    u64 chunk = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~u64(15);
     u64 start = blockIdx.x * chunk;
     if (start < bytes) {
         u64 len = bytes - start < chunk ? bytes - start : chunk;
@@ -54,7 +55,7 @@ __global__ void lat(char* dst, const char* src, u64 bytes, int kind, int iters, 
             case 0: nvshmem_putmem(dst + off, src, bytes, pe); nvshmem_quiet(); break;
             case 1: nvshmem_uint64_p((u64*)(dst + off), (u64)i, pe); nvshmem_quiet(); break;
             case 2: acc += nvshmem_uint64_g((const u64*)(src + off), pe); break;
-            case 3: acc += nvshmem_uint64_atomic_fetch_add((u64*)(dst + off), 1ull, pe); break;
+            case 3: acc += nvshmem_uint64_atomic_fetch_add((u64*)(dst + off), u64(1), pe); break;
         }
     }
     out[0] = acc;
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
     nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr);
     if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) { fprintf(stderr, "nvshmem init failed\n"); return 1; }
-    u64 max_bytes = argc > 1 ? strtoull(argv[1], 0, 10) : (1ull << 30);
+    u64 max_bytes = argc > 1 ? strtoull(argv[1], 0, 10) : (u64(1) << 30);
     int me = nvshmem_my_pe();
     char* src = (char*)nvshmem_malloc(max_bytes);
     char* dst = (char*)nvshmem_malloc(max_bytes);
@@ -106,26 +107,26 @@ int main(int argc, char** argv) {
             std::sort(t.begin(), t.end());
             return t[1];
         };
-        for (u64 size = 64 << 10; size <= max_bytes; size *= 4) {
-            int reps = (int)std::min<u64>(200, std::max<u64>(5, ((4ull << 30) + size - 1) / size));
+        for (u64 size = u64(64) << 10; size <= max_bytes; size *= 4) {
+            int reps = (int)std::min<u64>(200, std::max<u64>(5, ((u64(4) << 30) + size - 1) / size));
             double us = time(reps, [&] { bw_put<<<sms, 1024, 0, st>>>(dst, src, size, 1); });
-            printf("RESULT put_bw %llu %f GB/s\n", size, size / us / 1e3);
+            printf("RESULT put_bw %llu %f GB/s\n", (unsigned long long)size, size / us / 1e3);
             us = time(reps, [&] { bw_get<<<sms, 1024, 0, st>>>(dst, src, size, 1); });
-            printf("RESULT get_bw %llu %f GB/s\n", size, size / us / 1e3);
+            printf("RESULT get_bw %llu %f GB/s\n", (unsigned long long)size, size / us / 1e3);
             us = time(reps, [&] { CK(cudaMemcpyAsync(dst, src, size, cudaMemcpyDeviceToDevice, st)); });
-            printf("RESULT memcpy_local_bw %llu %f GB/s\n", size, size / us / 1e3);
+            printf("RESULT memcpy_local_bw %llu %f GB/s\n", (unsigned long long)size, size / us / 1e3);
             fflush(stdout);
         }
         u64 n = (u64)sms * 2048;
         double us = time(50, [&] { bw_p<<<n / 256, 256, 0, st>>>((u64*)dst, n, 1); });
-        printf("RESULT p_scalar_bw %llu %f GB/s\n", n * 8, n * 8 / us / 1e3);
+        printf("RESULT p_scalar_bw %llu %f GB/s\n", (unsigned long long)(n * 8), n * 8 / us / 1e3);
         us = time(50, [&] { bw_g<<<n / 256, 256, 0, st>>>((u64*)dst, (const u64*)src, n, 1); });
-        printf("RESULT g_scalar_bw %llu %f GB/s\n", n * 8, n * 8 / us / 1e3);
+        printf("RESULT g_scalar_bw %llu %f GB/s\n", (unsigned long long)(n * 8), n * 8 / us / 1e3);
         int iters = 2000;
         struct { const char* name; int kind; u64 bytes; } L[] = {{"put_quiet_lat", 0, 8}, {"put_quiet_lat", 0, 512}, {"p_quiet_lat", 1, 8}, {"g_lat", 2, 8}, {"fetch_add_lat", 3, 8}};
         for (auto& l : L) {
             us = time(3, [&] { lat<<<1, 1, 0, st>>>(dst, src, l.bytes, l.kind, iters, 0, (u64*)(dst + max_bytes - 64), 1); });
-            printf("RESULT %s %llu %f us\n", l.name, l.bytes, us / iters);
+            printf("RESULT %s %llu %f us\n", l.name, (unsigned long long)l.bytes, us / iters);
         }
         CK(cudaGetLastError());
         fflush(stdout);

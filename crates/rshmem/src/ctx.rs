@@ -2,19 +2,22 @@
 //!
 //! [`init`] builds the runtime: bootstrap, symmetric heap, transport table, predefined
 //! teams. A `Ctx` is a handle on it; every operation is a method of `Ctx`. Several `Ctx`
-//! handles (made with `Ctx::create_ctx`, see `ops::ctx`) share one runtime and differ only
-//! in their ordering domain. There are no hidden globals: the C ABI keeps its own.
+//! handles (made with `Ctx::create_ctx`, see `ops::context`) share one runtime and differ
+//! only in their communication context: ordering and completion domain, options, team.
+//! There are no hidden globals: the C ABI keeps its own.
 
 use crate::bootstrap::{self, Bootstrap};
 use crate::env::Config;
 use crate::error::{Error, Result};
 use crate::heap::layout::SysLayout;
 use crate::heap::{SymmetricHeap, UserMemory};
+use crate::ops::context::CtxDomain;
+use crate::ops::lock::HeldLocks;
 use crate::team::TeamTable;
 use crate::transport::local::LocalTransport;
 use crate::transport::notify::WaitPolicy;
 use crate::transport::{Transport, TransportTable};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -27,6 +30,10 @@ pub(crate) struct Runtime {
     pub(crate) heap: SymmetricHeap,
     pub(crate) transports: TransportTable,
     pub(crate) teams: TeamTable,
+    /// Number of the next communication context (0 is the default context).
+    pub(crate) next_ctx_id: AtomicU32,
+    /// Distributed locks this PE holds.
+    pub(crate) locks: HeldLocks,
     #[cfg(feature = "cuda")]
     pub(crate) gpu: Option<Arc<crate::gpu::Gpu>>,
     finalized: AtomicBool,
@@ -72,20 +79,24 @@ impl Drop for Runtime {
     }
 }
 
-/// Options of a communication context (OpenSHMEM `SHMEM_CTX_*`).
+/// Options of a communication context (OpenSHMEM `SHMEM_CTX_*`; C bits in
+/// [`CtxOptions::from_bits`]). See `ops::context` for what each changes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CtxOptions {
     /// Only one thread at a time uses the context.
     pub serialized: bool,
     /// Only the creating thread uses the context.
     pub private: bool,
-    /// The context issues no stores (puts, AMOs without fetch); quiet has nothing to wait for.
+    /// The context issues no stores: puts, updating AMOs and signals through it are
+    /// refused; quiet has nothing of its own to wait for.
     pub nostore: bool,
 }
 
 /// A handle on the rshmem runtime: the entry point of every operation.
 ///
-/// Cloning is cheap and shares the runtime and the ordering domain. The runtime finalizes
+/// Each `Ctx` value is a communication context (OpenSHMEM `shmem_ctx_t`): [`init`] returns
+/// the default context, [`Ctx::create_ctx`] and [`Ctx::team_create_ctx`] make more.
+/// Cloning is cheap and shares the runtime and the context. The runtime finalizes
 /// (a collective barrier) when the last handle and the last symmetric allocation are
 /// dropped, or at [`Ctx::finalize`]; a PE that panics before that aborts the job instead,
 /// so that its peers are ended rather than left waiting.
@@ -93,11 +104,18 @@ pub struct CtxOptions {
 pub struct Ctx {
     pub(crate) rt: Arc<Runtime>,
     pub(crate) options: CtxOptions,
+    pub(crate) domain: Arc<CtxDomain>,
 }
 
 impl std::fmt::Debug for Ctx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ctx").field("pe", &self.rt.my_pe).field("n_pes", &self.rt.n_pes).field("options", &self.options).finish()
+        f.debug_struct("Ctx")
+            .field("pe", &self.rt.my_pe)
+            .field("n_pes", &self.rt.n_pes)
+            .field("ctx_id", &self.domain.id)
+            .field("team", &self.domain.team)
+            .field("options", &self.options)
+            .finish()
     }
 }
 
@@ -184,6 +202,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     };
     let transports = TransportTable::uniform(n_pes, transport);
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
+    let domain = Arc::new(CtxDomain::default_context(&transports));
     let rt = Runtime {
         my_pe,
         n_pes,
@@ -192,13 +211,15 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         heap,
         transports,
         teams,
+        next_ctx_id: AtomicU32::new(1),
+        locks: HeldLocks::default(),
         #[cfg(feature = "cuda")]
         gpu,
         finalized: AtomicBool::new(false),
     };
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
     rt.boot().barrier()?;
-    Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default() })
+    Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default(), domain })
 }
 
 impl Ctx {

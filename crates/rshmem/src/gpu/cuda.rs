@@ -51,6 +51,11 @@ pub struct Cuda {
     device: sys::CUdevice,
     ctx: sys::CUcontext,
     pe: usize,
+    /// The runtime's own stream for host<->device copies. The synchronous copy calls go
+    /// through the legacy stream and, from pageable memory, may return before the data
+    /// lands or wait for the whole context; copies on this stream, then a sync of it,
+    /// are complete on return and independent of the user's streams.
+    copy: sys::CUstream,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread once made current there,
@@ -70,9 +75,13 @@ impl Cuda {
             check(sys::cuDeviceGet(&mut device, ordinal as i32), "cuDeviceGet", pe)?;
             check(sys::cuDevicePrimaryCtxRetain(&mut ctx, device), "cuDevicePrimaryCtxRetain", pe)?;
         }
-        let c = Cuda { ordinal, device, ctx, pe };
-        c.bind()?;
-        Ok(c)
+        let mut copy = std::ptr::null_mut();
+        // SAFETY: the context is current after cuDevicePrimaryCtxRetain + set below; out pointer.
+        unsafe {
+            check(sys::cuCtxSetCurrent(ctx), "cuCtxSetCurrent", pe)?;
+            check(sys::cuStreamCreate(&mut copy, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32), "cuStreamCreate", pe)?;
+        }
+        Ok(Cuda { ordinal, device, ctx, pe, copy })
     }
 
     /// Makes the context current on the calling thread.
@@ -217,28 +226,38 @@ impl Cuda {
         }
     }
 
-    /// Synchronous copy host -> device.
+    fn sync_copy(&self) -> Result<()> {
+        // SAFETY: the copy stream lives as long as self.
+        check(unsafe { sys::cuStreamSynchronize(self.copy) }, "cuStreamSynchronize", self.pe)
+    }
+
+    /// Copy host -> device, complete on return.
     pub fn htod(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
         if src.is_empty() {
             return Ok(());
         }
-        // SAFETY: src is a valid slice; dst is mapped device memory (checked by the heap).
-        check(unsafe { sys::cuMemcpyHtoD_v2(dst, src.as_ptr() as *const c_void, src.len()) }, "cuMemcpyHtoD", self.pe)
+        // SAFETY: src is a valid slice that outlives the copy (we synchronize before
+        // returning); dst is mapped device memory (checked by the heap).
+        check(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) }, "cuMemcpyHtoDAsync", self.pe)?;
+        self.sync_copy()
     }
 
-    /// Synchronous copy device -> host.
+    /// Copy device -> host, complete on return.
     pub fn dtoh(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
         if dst.is_empty() {
             return Ok(());
         }
-        // SAFETY: dst is a valid mutable slice; src is mapped device memory.
-        check(unsafe { sys::cuMemcpyDtoH_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len()) }, "cuMemcpyDtoH", self.pe)
+        // SAFETY: dst is a valid mutable slice that outlives the copy (synchronized
+        // below); src is mapped device memory.
+        check(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), self.copy) }, "cuMemcpyDtoHAsync", self.pe)?;
+        self.sync_copy()
     }
 
-    /// Sets `n` bytes of device memory to zero.
+    /// Sets `n` bytes of device memory to zero, complete on return.
     pub fn zero(&self, dst: DevPtr, n: usize) -> Result<()> {
         // SAFETY: dst..dst+n is mapped device memory.
-        check(unsafe { sys::cuMemsetD8_v2(dst, 0, n) }, "cuMemsetD8", self.pe)
+        check(unsafe { sys::cuMemsetD8Async(dst, 0, n, self.copy) }, "cuMemsetD8Async", self.pe)?;
+        self.sync_copy()
     }
 
     /// Asynchronous device-to-device (or peer-mapped) copy on a stream.

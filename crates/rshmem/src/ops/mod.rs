@@ -1,6 +1,10 @@
 //! The one-sided operations: semantics, argument checks, type tables. Each family in its
 //! own file; all are methods of [`crate::Ctx`].
 
+pub mod amo;
+pub mod context;
+pub mod lock;
 pub mod order;
 pub mod p2p;
 pub mod rma;
+pub mod signal;

@@ -12,7 +12,7 @@
 use crate::ctx::{Ctx, Runtime};
 use crate::error::Result;
 
-/// Quiet over every transport of the runtime.
+/// Quiet over every transport of the runtime's default context.
 pub(crate) fn quiet_all(rt: &Runtime) {
     for t in rt.transports.distinct() {
         t.quiet(None);
@@ -20,23 +20,28 @@ pub(crate) fn quiet_all(rt: &Runtime) {
 }
 
 impl Ctx {
-    /// Orders earlier puts, AMOs and signals to each PE before later ones to that PE.
+    /// Orders earlier puts, AMOs and signals of this context to each PE before later ones
+    /// to that PE.
     pub fn fence(&self) {
-        for t in self.rt.transports.distinct() {
+        for t in &self.domain.distinct {
             t.fence();
         }
     }
 
-    /// Completes every earlier put, AMO and signal of this context.
+    /// Completes every earlier put, AMO and signal of this context (only this one: each
+    /// context's transport instances keep their own completion state).
     pub fn quiet(&self) {
-        quiet_all(&self.rt);
+        for t in &self.domain.distinct {
+            t.quiet(None);
+        }
     }
 
-    /// Completes earlier operations to the PEs in `pes` (OpenSHMEM 1.6 `pe_quiet`).
+    /// Completes earlier operations of this context to the PEs in `pes` (OpenSHMEM 1.6
+    /// `pe_quiet`; PE numbers are relative to the context's team).
     pub fn pe_quiet(&self, pes: &[usize]) -> Result<()> {
         for &pe in pes {
-            self.check_pe("pe_quiet", pe)?;
-            self.rt.to(pe).quiet(Some(pe));
+            let pe = self.target_pe("pe_quiet", pe)?;
+            self.to(pe).quiet(Some(pe));
         }
         Ok(())
     }

@@ -35,7 +35,7 @@ impl Ctx {
         T::from_bits(self.rt.to(me).load_word(me, off, T::WIDTH))
     }
 
-    fn block(
+    pub(crate) fn block(
         &self,
         call: &'static str,
         timeout: Option<Duration>,

@@ -1,8 +1,9 @@
 //! Remote memory access: put, get, p, g, iput, iget and their non-blocking forms, typed
 //! (over the RMA type table via generics) and as bytes (the `mem` forms).
 //!
-//! Every call checks the PE and that the remote range lies inside one live allocation of
-//! the symmetric heap; the local side may be any memory. Non-blocking forms return once
+//! Every call checks the PE (relative to the context's team, see `ops::context`) and that
+//! the remote range lies inside one live allocation of the symmetric heap; the local side
+//! may be any memory. Puts through a NOSTORE context are refused. Non-blocking forms return once
 //! the operation is issued; on the mapped transport that means done, elsewhere `quiet`
 //! completes them. A non-blocking get into a Rust slice completes before it returns,
 //! since the slice's borrow ends there.
@@ -13,14 +14,16 @@ use crate::sym::Sym;
 use crate::types::{SymType, WordType};
 
 impl Ctx {
-    /// Checks `pe` and the remote byte range `[addr, addr+len)`; returns its heap offset.
+    /// Checks world PE `pe` and the remote byte range `[addr, addr+len)`; returns its heap
+    /// offset (operations use the context-relative `Ctx::target`).
     #[inline]
     pub(crate) fn remote(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
         self.check_pe(call, pe)?;
         self.rt.heap.check_range(call, arg, addr, len, pe)
     }
 
-    /// Checks `pe`, range and alignment of a `width`-byte word at `addr`.
+    /// Checks `pe`, alignment and range of a `width`-byte word at `addr` (world PE numbers;
+    /// operations use the context-relative `Ctx::target_word`).
     #[inline]
     pub(crate) fn remote_word(
         &self,
@@ -31,40 +34,42 @@ impl Ctx {
         ty: &'static str,
         pe: usize,
     ) -> Result<usize> {
-        let off = self.remote(call, arg, addr, width, pe)?;
+        self.check_pe(call, pe)?;
         if !addr.is_multiple_of(width) {
             return Err(Error::Misaligned { call, arg, addr, align: width, ty, pe });
         }
-        Ok(off)
+        self.rt.heap.check_range(call, arg, addr, width, pe)
     }
 
     // ----- byte (mem) forms: the base of everything else -----
 
     /// Copies `src` to `dest_addr` (a symmetric address) on `pe` (`putmem`).
     pub fn putmem(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
-        let off = self.remote("putmem", "dest", dest_addr, src.len(), pe)?;
-        self.rt.to(pe).put(pe, off, src);
+        self.check_store("putmem")?;
+        let (pe, off) = self.target("putmem", "dest", dest_addr, src.len(), pe)?;
+        self.to(pe).put(pe, off, src);
         Ok(())
     }
 
     /// Copies `dest.len()` bytes from `src_addr` (a symmetric address) on `pe` (`getmem`).
     pub fn getmem(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
-        let off = self.remote("getmem", "source", src_addr, dest.len(), pe)?;
-        self.rt.to(pe).get(pe, off, dest);
+        let (pe, off) = self.target("getmem", "source", src_addr, dest.len(), pe)?;
+        self.to(pe).get(pe, off, dest);
         Ok(())
     }
 
     /// Non-blocking [`Ctx::putmem`]: `src` may be reused on return; `quiet` completes it.
     pub fn putmem_nbi(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
-        let off = self.remote("putmem_nbi", "dest", dest_addr, src.len(), pe)?;
-        self.rt.to(pe).put(pe, off, src);
+        self.check_store("putmem_nbi")?;
+        let (pe, off) = self.target("putmem_nbi", "dest", dest_addr, src.len(), pe)?;
+        self.to(pe).put(pe, off, src);
         Ok(())
     }
 
     /// Non-blocking [`Ctx::getmem`] (complete on return for a borrowed slice).
     pub fn getmem_nbi(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
-        let off = self.remote("getmem_nbi", "source", src_addr, dest.len(), pe)?;
-        self.rt.to(pe).get(pe, off, dest);
+        let (pe, off) = self.target("getmem_nbi", "source", src_addr, dest.len(), pe)?;
+        self.to(pe).get(pe, off, dest);
         Ok(())
     }
 
@@ -81,12 +86,13 @@ impl Ctx {
         pe: usize,
     ) -> Result<()> {
         const CALL: &str = "iput";
+        self.check_store(CALL)?;
         let (span_d, span_s) = strided_spans(CALL, elem, dst_stride, src_stride, nelems, self.my_pe())?;
         if src.len() < span_s {
             return Err(short_local(CALL, "source", src.len(), span_s, self.my_pe()));
         }
-        let off = self.remote(CALL, "dest", dest_addr, span_d, pe)?;
-        let t = self.rt.to(pe);
+        let (pe, off) = self.target(CALL, "dest", dest_addr, span_d, pe)?;
+        let t = self.to(pe);
         for i in 0..nelems {
             t.put(pe, off + i * dst_stride * elem, &src[i * src_stride * elem..][..elem]);
         }
@@ -109,8 +115,8 @@ impl Ctx {
         if dest.len() < span_d {
             return Err(short_local(CALL, "dest", dest.len(), span_d, self.my_pe()));
         }
-        let off = self.remote(CALL, "source", src_addr, span_s, pe)?;
-        let t = self.rt.to(pe);
+        let (pe, off) = self.target(CALL, "source", src_addr, span_s, pe)?;
+        let t = self.to(pe);
         for i in 0..nelems {
             t.get(pe, off + i * src_stride * elem, &mut dest[i * dst_stride * elem..][..elem]);
         }
@@ -146,8 +152,9 @@ impl Ctx {
 
     /// Address form of [`Ctx::p`].
     pub fn p_addr<T: WordType>(&self, dest_addr: usize, value: T, pe: usize) -> Result<()> {
-        let off = self.remote_word("p", "dest", dest_addr, T::WIDTH, T::NAME, pe)?;
-        self.rt.to(pe).store_word(pe, off, T::WIDTH, value.to_bits());
+        self.check_store("p")?;
+        let (pe, off) = self.target_word("p", "dest", dest_addr, T::WIDTH, T::NAME, pe)?;
+        self.to(pe).store_word(pe, off, T::WIDTH, value.to_bits());
         Ok(())
     }
 
@@ -158,8 +165,8 @@ impl Ctx {
 
     /// Address form of [`Ctx::g`].
     pub fn g_addr<T: WordType>(&self, src_addr: usize, pe: usize) -> Result<T> {
-        let off = self.remote_word("g", "source", src_addr, T::WIDTH, T::NAME, pe)?;
-        Ok(T::from_bits(self.rt.to(pe).load_word(pe, off, T::WIDTH)))
+        let (pe, off) = self.target_word("g", "source", src_addr, T::WIDTH, T::NAME, pe)?;
+        Ok(T::from_bits(self.to(pe).load_word(pe, off, T::WIDTH)))
     }
 
     /// Strided put: `nelems` elements from `src` (every `src_stride`-th) to
@@ -192,11 +199,13 @@ impl Ctx {
     }
 }
 
-fn rename(e: Error, call: &'static str) -> Error {
+pub(crate) fn rename(e: Error, call: &'static str) -> Error {
     match e {
         Error::NotSymmetric { arg, addr, base, end, pe, .. } => Error::NotSymmetric { call, arg, addr, base, end, pe },
         Error::OutOfBounds { arg, addr, len, detail, pe, .. } => Error::OutOfBounds { call, arg, addr, len, detail, pe },
         Error::PeOutOfRange { arg, pe, n_pes, team, .. } => Error::PeOutOfRange { call, arg, pe, n_pes, team },
+        Error::Misaligned { arg, addr, align, ty, pe, .. } => Error::Misaligned { call, arg, addr, align, ty, pe },
+        Error::InvalidArgument { arg, detail, pe, .. } => Error::InvalidArgument { call, arg, detail, pe },
         other => other,
     }
 }

@@ -54,6 +54,30 @@ pub trait Transport: Send + Sync + Debug {
     fn quiet(&self, pe: Option<usize>);
     /// A directly usable address of `pe`'s heap byte at `offset`, when it is mapped.
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize>;
+    /// The instance that carries the operations of a new communication context, with
+    /// completion state of its own: its `quiet` waits only for operations issued through
+    /// it, never for another context's. Dropping it closes the context's resources.
+    ///
+    /// `None` (the default) shares `self`: right for transports whose operations are
+    /// complete when their call returns (the local transport), where quiet has nothing to
+    /// wait for in any context.
+    fn open_context(&self, spec: ContextSpec) -> Option<Arc<dyn Transport>> {
+        let _ = spec;
+        None
+    }
+}
+
+/// What a transport learns of a communication context it opens an instance for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextSpec {
+    /// The context's number on this PE (0 is the default context; never reused).
+    pub id: u32,
+    /// Only one thread at a time issues operations (no locking needed on the instance).
+    pub serialized: bool,
+    /// Only the creating thread issues operations.
+    pub private: bool,
+    /// The context issues no stores: quiet and fence need not track puts or updates.
+    pub nostore: bool,
 }
 
 /// Which transport serves each PE.
@@ -74,6 +98,19 @@ impl TransportTable {
         &*self.by_pe[pe]
     }
 
+    /// The table of a new context: every transport replaced by the instance it opens for
+    /// `spec` (or shared, when it opens none). See [`Transport::open_context`].
+    pub fn for_context(&self, spec: ContextSpec) -> TransportTable {
+        let opened: Vec<(Arc<dyn Transport>, Arc<dyn Transport>)> =
+            self.distinct().into_iter().map(|t| (t.clone(), t.open_context(spec).unwrap_or(t))).collect();
+        let by_pe = self
+            .by_pe
+            .iter()
+            .map(|t| opened.iter().find(|(orig, _)| Arc::ptr_eq(orig, t)).map(|(_, inst)| inst.clone()).expect("listed as distinct"))
+            .collect();
+        TransportTable { by_pe }
+    }
+
     /// Every distinct transport, for fence and quiet.
     pub fn distinct(&self) -> Vec<Arc<dyn Transport>> {
         let mut out: Vec<Arc<dyn Transport>> = Vec::new();
@@ -83,5 +120,75 @@ impl TransportTable {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A transport that only counts quiets, and opens a fresh instance per context.
+    #[derive(Debug, Default)]
+    struct Counting {
+        quiets: AtomicUsize,
+        opened: std::sync::Mutex<Vec<Arc<Counting>>>,
+    }
+
+    impl Transport for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn put(&self, _: usize, _: usize, _: &[u8]) {}
+        fn get(&self, _: usize, _: usize, _: &mut [u8]) {}
+        fn store_word(&self, _: usize, _: usize, _: usize, _: u64) {}
+        fn load_word(&self, _: usize, _: usize, _: usize) -> u64 {
+            0
+        }
+        fn amo(&self, _: usize, _: usize, _: usize, _: AmoOp, _: u64, _: u64) -> u64 {
+            0
+        }
+        fn fence(&self) {}
+        fn quiet(&self, _: Option<usize>) {
+            self.quiets.fetch_add(1, Ordering::SeqCst);
+        }
+        fn direct_address(&self, _: usize, _: usize) -> Option<usize> {
+            None
+        }
+        fn open_context(&self, _: ContextSpec) -> Option<Arc<dyn Transport>> {
+            let inst = Arc::new(Counting::default());
+            self.opened.lock().unwrap().push(inst.clone());
+            Some(inst)
+        }
+    }
+
+    fn spec(id: u32) -> ContextSpec {
+        ContextSpec { id, serialized: false, private: false, nostore: false }
+    }
+
+    #[test]
+    fn a_context_quiets_only_its_own_instance() {
+        let base = Arc::new(Counting::default());
+        let table = TransportTable::uniform(4, base.clone());
+        let a = table.for_context(spec(1));
+        let b = table.for_context(spec(2));
+        assert_eq!(a.distinct().len(), 1, "one instance serves every PE of a context");
+        for t in a.distinct() {
+            t.quiet(None);
+        }
+        let opened = base.opened.lock().unwrap();
+        assert_eq!(opened.len(), 2);
+        assert_eq!(opened[0].quiets.load(Ordering::SeqCst), 1, "context a's instance was quieted");
+        assert_eq!(opened[1].quiets.load(Ordering::SeqCst), 0, "context b's was not");
+        assert_eq!(base.quiets.load(Ordering::SeqCst), 0, "nor the default context's");
+        assert!(!Arc::ptr_eq(&a.by_pe[0], &b.by_pe[3]));
+    }
+
+    #[test]
+    fn transports_without_contexts_are_shared() {
+        let local: Arc<dyn Transport> = Arc::new(local::LocalTransport::new(vec![0, 1 << 20], 1 << 20));
+        let table = TransportTable::uniform(2, local.clone());
+        let ctx = table.for_context(spec(7));
+        assert!(Arc::ptr_eq(&ctx.by_pe[1], &local));
     }
 }

@@ -1,0 +1,44 @@
+//! Atomic memory operations across real PEs (programs in examples/pe_amo.rs).
+
+mod common;
+use common::*;
+
+#[test]
+fn every_amo_of_every_type_on_2_and_4_pes() {
+    for n in [2, 4] {
+        let job = run(n, "pe_amo", &["table"]);
+        job.assert_ok();
+        let lines = job.stdout.lines().filter(|l| l.contains("table: 12 standard, 7 bitwise, 14 extended types")).count();
+        assert_eq!(lines, n, "every PE checks every table: {}", job.stdout);
+    }
+}
+
+#[test]
+fn mixed_atomics_stress_matches_the_model_on_8_pes() {
+    let job = run(8, "pe_amo", &["stress", "100000"]);
+    job.assert_ok();
+    assert_eq!(job.stdout.matches("counters equal the model of 8 PEs x 100000 ops").count(), 8, "{}", job.stdout);
+}
+
+#[test]
+fn fetch_add_tickets_form_a_permutation() {
+    let job = run(8, "pe_amo", &["tickets", "100000"]);
+    job.assert_ok();
+    assert!(job.stdout.contains("800000 fetch_inc tickets (u64 and u32) form a permutation"), "{}", job.stdout);
+    assert!(job.stdout.contains("800000 fetch_add ranges tile"), "{}", job.stdout);
+}
+
+#[test]
+fn compare_swap_stack_loses_and_duplicates_nothing() {
+    let job = run(8, "pe_amo", &["stack", "500", "2000"]);
+    job.assert_ok();
+    assert!(job.stdout.contains("stack: 4000 nodes on 8 PEs survived the churn: none lost, none duplicated"), "{}", job.stdout);
+}
+
+#[test]
+fn bad_atomic_targets_get_clear_errors() {
+    let job = run(2, "pe_amo", &["errors"]);
+    job.assert_ok();
+    assert_eq!(job.stdout.matches("every bad atomic was refused, memory unchanged").count(), 2, "{}", job.stdout);
+    assert!(job.stdout.contains("is not aligned to 8 bytes, as a u64 atomic needs (target PE 1)"), "{}", job.stdout);
+}
