@@ -19,6 +19,18 @@ pub enum Op {
     G,
     /// p + wait_until ping-pong between two PEs (half a round trip per iteration).
     PingPong,
+    /// put_signal + signal_wait_until ping-pong carrying a message (half a round trip).
+    SignalPingPong,
+    /// Blocking atomic fetch-and-add of an 8-byte word.
+    FetchAdd,
+    /// Atomic add, then quiet, per iteration.
+    Add,
+    /// Atomic compare-and-swap that always succeeds.
+    CompareSwap,
+    /// Atomic fetch.
+    Fetch,
+    /// Atomic adds back to back, one quiet per timed block (the rate of updates).
+    AddRate,
     /// Barrier over all PEs (barrier_all) per iteration.
     Barrier,
 }
@@ -71,6 +83,10 @@ fn heap_word(_bytes: usize, _n: usize) -> usize {
     8
 }
 
+fn heap_message_and_word(bytes: usize, _n: usize) -> usize {
+    bytes + 8
+}
+
 /// Every operation the suite runs, in sweep order.
 pub const OPS: &[OpInfo] = &[
     OpInfo { op: Op::Put, name: "put", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "putmem + quiet", unit: 1, heap: heap_message },
@@ -105,6 +121,60 @@ pub const OPS: &[OpInfo] = &[
         heap: heap_word,
     },
     OpInfo {
+        op: Op::SignalPingPong,
+        name: "signal_pingpong",
+        shape: Shape::Sweep,
+        pattern: Pattern::Pairs,
+        about: "put_signal + signal_wait_until ping-pong with a message; half a round trip",
+        unit: 1,
+        heap: heap_message_and_word,
+    },
+    OpInfo {
+        op: Op::FetchAdd,
+        name: "fetch_add",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_fetch_add",
+        unit: 1,
+        heap: heap_word,
+    },
+    OpInfo {
+        op: Op::Add,
+        name: "add",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_add + quiet",
+        unit: 1,
+        heap: heap_word,
+    },
+    OpInfo {
+        op: Op::CompareSwap,
+        name: "compare_swap",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_compare_swap (always succeeds)",
+        unit: 1,
+        heap: heap_word,
+    },
+    OpInfo {
+        op: Op::Fetch,
+        name: "fetch",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_fetch",
+        unit: 1,
+        heap: heap_word,
+    },
+    OpInfo {
+        op: Op::AddRate,
+        name: "add_rate",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_add back to back; one quiet per block",
+        unit: 1,
+        heap: heap_word,
+    },
+    OpInfo {
         op: Op::Barrier,
         name: "barrier",
         shape: Shape::NoData,
@@ -118,12 +188,6 @@ pub const OPS: &[OpInfo] = &[
 /// Operations of the usual SHMEM perftests that rshmem does not implement yet: named so
 /// that the suite can say they were left out, never measured.
 pub const NOT_YET: &[(&str, &str)] = &[
-    ("fetch_add", "atomics"),
-    ("add", "atomics"),
-    ("compare_swap", "atomics"),
-    ("fetch", "atomics"),
-    ("add_rate", "atomics"),
-    ("signal_pingpong", "put_signal / signal_wait_until"),
     ("broadcast", "collectives"),
     ("fcollect", "collectives"),
     ("alltoall", "collectives"),

@@ -10,7 +10,7 @@ use crate::ops::{Op, Pattern};
 use crate::plan::Case;
 use crate::protocol::{result_line, Measurement};
 use crate::stats::Summary;
-use rshmem::{Cmp, Ctx, Sym};
+use rshmem::{Cmp, Ctx, SignalOp, Sym};
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant;
@@ -139,13 +139,41 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     let word: Sym<i64> = ctx.alloc(1).map_err(&e)?;
     // The value a g reads: set by each PE on itself before the first barrier.
     let g_value = 0x5eed_0000 + me as i64;
-    if case.op == Op::G {
+    if matches!(case.op, Op::G | Op::Fetch) {
         word.store(0, g_value).map_err(&e)?;
     }
     let mut sent: i64 = 0;
     let mut last_g: i64 = 0;
     let samples = timed(ctx, case, |k| {
         match (case.op, r) {
+            (Op::FetchAdd, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    black_box(ctx.atomic_fetch_add(&word, 0, 1, partner).map_err(&e)?);
+                }
+            }
+            (Op::Add, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    ctx.atomic_add(&word, 0, 1, partner).map_err(&e)?;
+                    ctx.quiet();
+                }
+            }
+            (Op::AddRate, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    ctx.atomic_add(&word, 0, 1, partner).map_err(&e)?;
+                }
+                ctx.quiet();
+            }
+            (Op::CompareSwap, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    black_box(ctx.atomic_compare_swap(&word, 0, sent, sent + 1, partner).map_err(&e)?);
+                    sent += 1;
+                }
+            }
+            (Op::Fetch, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    last_g = black_box(ctx.atomic_fetch(&word, 0, partner).map_err(&e)?);
+                }
+            }
             (Op::P, Role::Initiator { partner }) => {
                 for _ in 0..k {
                     sent += 1;
@@ -186,7 +214,11 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     };
     match (case.op, r) {
         (Op::P, Role::Target { .. }) => check("the word written by p", word.load(0).map_err(&e)?, total)?,
+        (Op::FetchAdd | Op::Add | Op::AddRate | Op::CompareSwap, Role::Target { .. }) => {
+            check("the atomically updated word", word.load(0).map_err(&e)?, total)?
+        }
         (Op::G, Role::Initiator { partner }) => check("the word read by g", last_g, 0x5eed_0000 + partner as i64)?,
+        (Op::Fetch, Role::Initiator { partner }) => check("the word read by atomic_fetch", last_g, 0x5eed_0000 + partner as i64)?,
         (Op::PingPong, Role::Initiator { .. } | Role::Target { .. }) => check("the ping-pong flag", word.load(0).map_err(&e)?, total)?,
         _ => {}
     }
@@ -194,6 +226,47 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     let samples = if case.op == Op::PingPong { samples.iter().map(|s| s / 2.0).collect() } else { samples };
     ctx.free(word).map_err(&e)?;
     Ok(samples)
+}
+
+fn run_signal_pingpong(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    let e = err(case, me);
+    let r = role(me, n);
+    let data: Sym<u8> = ctx.alloc(case.bytes).map_err(&e)?;
+    let sig: Sym<u64> = ctx.alloc(1).map_err(&e)?;
+    let local: Vec<u8> = (0..case.bytes).map(pattern).collect();
+    let mut seq: u64 = 0;
+    let samples = timed(ctx, case, |k| {
+        match r {
+            Role::Initiator { partner } => {
+                for _ in 0..k {
+                    seq += 1;
+                    ctx.put_signal(&data, 0, &local, &sig, 0, seq, SignalOp::Set, partner).map_err(&e)?;
+                    ctx.signal_wait_until(&sig, 0, Cmp::Ge, seq).map_err(&e)?;
+                }
+            }
+            Role::Target { partner } => {
+                for _ in 0..k {
+                    seq += 1;
+                    ctx.signal_wait_until(&sig, 0, Cmp::Ge, seq).map_err(&e)?;
+                    ctx.put_signal(&data, 0, &local, &sig, 0, seq, SignalOp::Set, partner).map_err(&e)?;
+                }
+            }
+            Role::Idle => {}
+        }
+        Ok(())
+    })?;
+    if r != Role::Idle {
+        check_bytes(case, me, "the signalled message", |i| data.read(i).map_err(&e))?;
+        let total = (case.warmup + case.reps * case.iters) as u64;
+        let got = sig.load(0).map_err(&e)?;
+        if got != total {
+            return Err(format!("{} {} B: PE {me} found signal {got}, expected {total}", case.op.name(), case.bytes));
+        }
+    }
+    ctx.free(data).map_err(&e)?;
+    ctx.free(sig).map_err(&e)?;
+    Ok(samples.iter().map(|s| s / 2.0).collect())
 }
 
 fn run_all(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
@@ -216,7 +289,8 @@ pub fn run_case(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     }
     match case.op {
         Op::Put | Op::PutNbi | Op::Get | Op::GetNbi => run_rma(ctx, case),
-        Op::P | Op::G | Op::PingPong => run_word(ctx, case),
+        Op::P | Op::G | Op::PingPong | Op::FetchAdd | Op::Add | Op::CompareSwap | Op::Fetch | Op::AddRate => run_word(ctx, case),
+        Op::SignalPingPong => run_signal_pingpong(ctx, case),
         Op::Barrier => run_all(ctx, case),
     }
 }
