@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 out=${1:-gpu-bundle}
 cargo build --release -p rshmem --bins --examples
 rm -rf "$out" && mkdir -p "$out"
-for b in rshmemrun examples/gpu_suite examples/gpu_bench examples/gpu_compile_check examples/ring; do
+for b in rshmemrun examples/gpu_suite examples/gpu_bench examples/gpu_coll examples/moe examples/gpu_compile_check examples/ring; do
   cp "target/release/$b" "$out/"
 done
 strip "$out"/* 2>/dev/null || true

@@ -17,6 +17,16 @@ if [[ $what == suite || $what == all ]]; then
     grep -E "FAIL|passed" "$OUT/suite$n.log" | head -20
     note "gpu_suite $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/suite$n.log" | head -1)"
   done
+  for n in 2 4; do
+    "$B/rshmemrun" -n $n --timeout 200 "$B/gpu_coll" > "$OUT/coll$n.log" 2>&1; rc=$?
+    grep -E "FAIL" "$OUT/coll$n.log" | head -10
+    note "gpu_coll $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/coll$n.log" | head -1)"
+  done
+  for n in 1 2; do
+    "$B/rshmemrun" -n $n --timeout 200 "$B/moe" > "$OUT/moe$n.log" 2>&1; rc=$?
+    grep -E "FAIL" "$OUT/moe$n.log" | head -10
+    note "moe $n PEs rc=$rc: $(grep -c '^PASS' "$OUT/moe$n.log") PASS, $(grep -c '^FAIL' "$OUT/moe$n.log") FAIL"
+  done
   RSHMEM_DEVICE_DEBUG=1 "$B/rshmemrun" -n 1 --timeout 60 "$B/gpu_suite" --bad-pe > "$OUT/badpe.log" 2>&1; rc=$?
   tail -3 "$OUT/badpe.log"; note "device check (bad PE) rc=$rc"
 fi
@@ -31,5 +41,11 @@ if [[ $what == bench || $what == all ]]; then
   fi
   RSHMEM_SYMMETRIC_SIZE=2200M "$B/rshmemrun" -n 2 --timeout 300 "$B/gpu_bench" --anchor "$OUT/nvshmem.txt" > "$OUT/bench.txt" 2>&1; note "rshmem bench rc=$?"
   grep -v RESULT "$OUT/bench.txt" | tail -40
+  RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 2 --timeout 200 "$B/gpu_coll" --bench --anchor "$OUT/nvshmem.txt" > "$OUT/coll_bench.txt" 2>&1; note "rshmem coll bench rc=$?"
+  grep -v -E "RESULT|^PASS" "$OUT/coll_bench.txt" | tail -14
+  for n in 1 2; do
+    RSHMEM_SYMMETRIC_SIZE=4G "$B/rshmemrun" -n $n --timeout 300 "$B/moe" --bench > "$OUT/moe_bench$n.txt" 2>&1; note "moe bench $n PEs rc=$?"
+    tail -7 "$OUT/moe_bench$n.txt"
+  done
 fi
 printf '%s\n' "${summary[@]}"

@@ -133,6 +133,32 @@ int main(int argc, char** argv) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     nvshmem_barrier_all();
+    {
+        // On-stream all-reduce (float sum) over every PE, the same sizes as gpu_coll --bench.
+        cudaStream_t st;
+        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        cudaEvent_t a, b;
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
+        u64 cap = std::min<u64>(max_bytes, u64(1) << 28);
+        for (u64 bytes = 8; bytes <= cap; bytes *= 8) {
+            size_t n = bytes / 4;
+            int reps = bytes <= (u64(1) << 20) ? 50 : 5;
+            nvshmem_barrier_all();
+            nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, (float*)dst, (const float*)src, n, st);
+            CK(cudaStreamSynchronize(st));
+            nvshmem_barrier_all();
+            CK(cudaEventRecord(a, st));
+            for (int i = 0; i < reps; i++) nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, (float*)dst, (const float*)src, n, st);
+            CK(cudaEventRecord(b, st));
+            CK(cudaEventSynchronize(b));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, a, b));
+            if (me == 0) printf("RESULT reduce_stream_us %llu %f us\n", (unsigned long long)bytes, ms * 1e3 / reps);
+        }
+        fflush(stdout);
+    }
+    nvshmem_barrier_all();
     nvshmem_free(src);
     nvshmem_free(dst);
     nvshmem_finalize();

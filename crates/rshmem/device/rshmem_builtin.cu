@@ -48,3 +48,4 @@ extern "C" __global__ void rshmemi_stream_wait(rshmem_u64* ivar, int cmp, rshmem
 extern "C" __global__ void rshmemi_stream_quiet() { rshmem_quiet(); }
 
 extern "C" __global__ void rshmemi_stream_barrier(int team) { rshmem_barrier(team); }
+

@@ -57,9 +57,10 @@ struct rshmem_device_state {
     rshmem_u64 counters;       // u64[max_teams * RSHMEM_MAX_ROUNDS]: barrier counters
 };
 
-extern "C" __device__ rshmem_device_state rshmem_state;
+// In constant memory: every thread reads it, nothing on the device writes it.
+extern "C" __constant__ rshmem_device_state rshmem_state;
 #ifndef RSHMEM_NO_STATE_DEFINITION
-extern "C" __device__ rshmem_device_state rshmem_state = {0};
+extern "C" __constant__ rshmem_device_state rshmem_state = {0};
 #endif
 
 // ---------------------------------------------------------------- errors and addressing

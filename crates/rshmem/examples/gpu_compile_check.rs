@@ -5,8 +5,11 @@ use rshmem::gpu::nvrtc;
 
 const SOURCES: &[(&str, &str)] = &[
     ("rshmem_builtin", include_str!("../device/rshmem_builtin.cu")),
+    ("rshmem_coll_builtin", include_str!("../device/rshmem_coll_builtin.cu")),
+    ("coll", include_str!("gpu/coll.cu")),
     ("suite", include_str!("gpu/suite.cu")),
     ("bench", include_str!("gpu/bench.cu")),
+    ("rshmem_moe", include_str!("../device/rshmem_moe.cu")),
 ];
 
 fn main() {

@@ -5,7 +5,7 @@
 //! Prints one PASS/FAIL line per case and exits non-zero if any case failed.
 
 use rshmem::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
-use rshmem::{Cmp, Sym, Team, TeamConfig};
+use rshmem::{Cmp, SignalOp, Sym, Team, TeamConfig};
 
 const SRC: &str = include_str!("gpu/suite.cu");
 
@@ -291,12 +291,12 @@ fn main() {
     ctx.barrier_all().unwrap();
     let mut back = vec![0u64; 1000];
     ctx.get(&mut back, &h, 0, left).unwrap();
-    r.check(
-        "host put/get on GPU heap",
-        h.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 9))
-            && back.iter().enumerate().all(|(i, &x)| x == pat((left + n - 1) % n, i, 9)),
-        || "mismatch".into(),
-    );
+    let mine = h.to_vec();
+    let bad_mine: Vec<(usize, u64)> = mine.iter().copied().enumerate().filter(|&(i, x)| x != pat(left, i, 9)).take(3).collect();
+    let lefts_left = (left + n - 1) % n;
+    let bad_back: Vec<(usize, u64)> = back.iter().copied().enumerate().filter(|&(i, x)| x != pat(lefts_left, i, 9)).take(3).collect();
+    r.check("host put on GPU heap (from the left PE)", bad_mine.is_empty(), || format!("first bad (index, value): {bad_mine:x?}, expected PE {left}'s pattern"));
+    r.check("host get from GPU heap (of the left PE)", bad_back.is_empty(), || format!("first bad (index, value): {bad_back:x?}, expected PE {lefts_left}'s pattern"));
     ctx.p(&h, 5, 4242u64, 0).unwrap();
     ctx.barrier_all().unwrap();
     r.check("host p/g on GPU heap", ctx.g(&h, 5, 0).unwrap() == 4242, || "g differs".into());
@@ -330,13 +330,32 @@ fn main() {
         sdata.to_vec().iter().enumerate().all(|(i, &x)| x == pat(left, i, 3)),
         || "data missing".into(),
     );
-    // wait on stream: the left PE sets our flag from the host after a barrier
+    // wait on stream: the left PE sets our flag from the host; each path separately, and
+    // each wait bounded so a broken path fails instead of hanging the suite
+    let ten = std::time::Duration::from_secs(10);
+    for (cmp, what) in [(Cmp::Gt, "GT (kernel)"), (Cmp::Ge, "GE (stream memop)"), (Cmp::Eq, "EQ (stream memop)")] {
+        let f = ctx.alloc::<u64>(1).unwrap();
+        let st2 = g.new_stream().unwrap();
+        ctx.barrier_all().unwrap();
+        let v = if cmp == Cmp::Gt { 6 } else { 7 };
+        ctx.wait_until_on_stream(&f, 0, cmp, v, &st2).unwrap();
+        ctx.p(&f, 0, 7u64, right).unwrap();
+        let done = st2.synchronize_timeout(ten).unwrap();
+        r.check(&format!("wait_until_on_stream {what}"), done && f.load(0).unwrap() == 7, || format!("completed {done}, flag {}", f.load(0).unwrap()));
+        ctx.barrier_all().unwrap();
+        if !done {
+            // Release the stuck stream so the suite can go on.
+            ctx.p(&f, 0, u64::MAX / 2, me).unwrap();
+        }
+    }
+    // signal on stream: SET then ADD to the right neighbour, then wait for ours
     ctx.barrier_all().unwrap();
-    ctx.wait_until_on_stream(&sflag, 0, Cmp::Ge, 7, &st).unwrap();
-    ctx.wait_until_on_stream(&sflag, 0, Cmp::Gt, 6, &st).unwrap();
-    ctx.p(&sflag, 0, 7u64, right).unwrap();
-    st.synchronize().unwrap();
-    r.check("wait_until_on_stream (GE memop and GT kernel)", sflag.load(0).unwrap() == 7, || "flag".into());
+    ctx.signal_on_stream(&sflag, 0, 100, SignalOp::Set, right, &st).unwrap();
+    ctx.barrier_all_on_stream(&st).unwrap();
+    ctx.signal_on_stream(&sflag, 0, 5, SignalOp::Add, right, &st).unwrap();
+    ctx.wait_until_on_stream(&sflag, 0, Cmp::Ge, 105, &st).unwrap();
+    let done = st.synchronize_timeout(ten).unwrap();
+    r.check("signal_on_stream SET and ADD, waited on stream", done && sflag.load(0).unwrap() == 105, || format!("completed {done}, flag {}", sflag.load(0).unwrap()));
     ctx.barrier_all().unwrap();
 
     let total_failed = r.failed.len();

@@ -1,7 +1,8 @@
 //! Test program for the launcher's failure handling (see tests/launcher.rs).
 //! `die`: PE 2 kills itself while the others wait in a barrier.
 //! `exit3`: PE 1 exits with status 3 after init. `hang`: every PE sleeps.
-//! `wrong-key`: presents a wrong job key.
+//! `wrong-key`: presents a wrong job key. `linger`: every PE finalizes, then all but
+//! PE 0 stay alive a while (PE 0's exit races its own Finalize frame at the launcher).
 
 use std::time::Duration;
 
@@ -34,6 +35,13 @@ fn main() {
             ctx.barrier_all().expect("barrier");
         }
         "hang" => std::thread::sleep(Duration::from_secs(600)),
+        "linger" => {
+            let me = ctx.my_pe();
+            ctx.finalize().expect("finalize");
+            if me != 0 {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        }
         other => panic!("unknown mode `{other}`"),
     }
 }

@@ -89,7 +89,16 @@ impl Config {
     pub fn from_env() -> Result<Config> {
         let symmetric_size = size_var("RSHMEM_SYMMETRIC_SIZE")?;
         let max_symmetric_size = size_var("RSHMEM_MAX_SYMMETRIC_SIZE")?.max(symmetric_size);
-        let max_teams = number_var("RSHMEM_MAX_TEAMS")?.max(2) as usize;
+        let max_teams = number_var("RSHMEM_MAX_TEAMS")?.max(2);
+        if max_teams > crate::team::MAX_TEAM_SLOTS as u64 {
+            return Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_MAX_TEAMS",
+                detail: format!("{max_teams} is more than the {} team slots supported", crate::team::MAX_TEAM_SLOTS),
+                pe: 0,
+            });
+        }
+        let max_teams = max_teams as usize;
         let warn = number_var("RSHMEM_WAIT_WARN")?;
         let spin = number_var("RSHMEM_SPIN")? as u32;
         let coll_algo = std::env::var("RSHMEM_COLL_ALGO").ok().filter(|s| !s.is_empty() && s != "auto");

@@ -75,7 +75,7 @@ pub enum Error {
         pe: usize,
     },
     /// The symmetric heap cannot hold the request, even after growing to its limit.
-    #[error("{call}: cannot allocate {requested} bytes: symmetric heap exhausted ({in_use} bytes in use, limit {limit} bytes; raise RSHMEM_MAX_SYMMETRIC_SIZE) on PE {pe}")]
+    #[error("{call}: argument `size`: cannot allocate {requested} bytes: symmetric heap exhausted ({in_use} bytes in use, limit {limit} bytes; raise RSHMEM_MAX_SYMMETRIC_SIZE) on PE {pe}")]
     HeapExhausted {
         /// The API call.
         call: &'static str,

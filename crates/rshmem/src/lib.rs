@@ -28,6 +28,7 @@ pub mod error;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 pub mod heap;
+pub mod moe;
 pub mod ops;
 pub mod sym;
 pub mod team;

@@ -63,16 +63,25 @@ impl<T: SymType> Sym<T> {
     }
 
     fn check_index(&self, call: &'static str, index: usize, count: usize) -> Result<()> {
+        self.elements(call, "index", index, count, self.rt.my_pe).map(|_| ())
+    }
+
+    /// Address of element `index` after checking that elements `index..index + count` lie
+    /// inside this allocation; `arg` and `pe` name the argument and PE in the error. Every
+    /// typed operation (RMA, AMO, signal, wait, test) goes through it: the heap's range
+    /// check alone would accept an index just past the end, whose address is the start of
+    /// the next allocation.
+    pub(crate) fn elements(&self, call: &'static str, arg: &'static str, index: usize, count: usize, pe: usize) -> Result<usize> {
         if index.checked_add(count).is_some_and(|e| e <= self.len) {
-            Ok(())
+            Ok(self.addr_of(index))
         } else {
             Err(Error::OutOfBounds {
                 call,
-                arg: "index",
+                arg,
                 addr: self.addr_of(index.min(self.len)),
-                len: count * std::mem::size_of::<T>(),
+                len: count.saturating_mul(std::mem::size_of::<T>()),
                 detail: format!("elements {index}..{} are past the end of a {}-element allocation", index.saturating_add(count), self.len),
-                pe: self.rt.my_pe,
+                pe,
             })
         }
     }
@@ -164,12 +173,9 @@ impl Ctx {
 
     /// Allocates `len` zeroed elements aligned to `align` bytes (collective).
     pub fn alloc_aligned<T: SymType>(&self, len: usize, align: usize) -> Result<Sym<T>> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::InvalidArgument {
-            call: "alloc",
-            arg: "len",
-            detail: format!("{len} elements of {} overflow", T::NAME),
-            pe: self.my_pe(),
-        })?;
+        // An overflowing size asks for "everything": the collective check then still runs on
+        // every PE (a mismatch is reported everywhere) and the request fails as exhausted.
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
         let addr = self.malloc_bytes("alloc", bytes, align)?;
         let s = Sym { rt: self.rt.clone(), addr, len, _t: PhantomData };
         s.fill(T::zeroed());

@@ -120,6 +120,11 @@ impl TeamTable {
 const SPLIT_SCRATCH: usize = 2048;
 const RECORD_WORDS: usize = 8;
 
+/// Most team slots (`RSHMEM_MAX_TEAMS`) a split can handle: each member's record carries
+/// a mask with one bit per slot, and it must fit in the parent's slot after the scratch
+/// offset (48,640 with 8 KiB slots).
+pub const MAX_TEAM_SLOTS: usize = ((TEAM_SLOT - SPLIT_SCRATCH) / 8 - RECORD_WORDS) * 64;
+
 fn world_of(rt: &Runtime, call: &'static str, team: Team) -> Result<Arc<TeamInfo>> {
     rt.teams.get(call, team, rt.my_pe)
 }
@@ -187,8 +192,10 @@ impl Ctx {
             Err(bad("size", "a team needs at least one PE".into()))
         } else if stride == 0 && size > 1 {
             Err(bad("stride", "stride 0 is allowed only for a team of one PE".into()))
-        } else if start + (size - 1) * stride >= p.size {
-            Err(bad("size", format!("PEs {start}, {}, ... ({size} of them) do not fit in a parent of {} PEs", start + stride, p.size)))
+        } else if (size - 1).checked_mul(stride).and_then(|span| span.checked_add(start)).is_none_or(|last| last >= p.size) {
+            // Checked: a huge stride must not wrap around into a "valid" team.
+            let second = start.saturating_add(stride);
+            Err(bad("size", format!("PEs {start}, {second}, ... ({size} of them) do not fit in a parent of {} PEs", p.size)))
         } else {
             Ok(())
         };
@@ -286,7 +293,7 @@ impl Ctx {
         if free.len() < triples.len() {
             return Err(Error::Unsupported {
                 call,
-                detail: format!("all {} team slots are in use (raise RSHMEM_MAX_TEAMS)", tt.max_teams),
+                detail: format!("all {} team slots are in use among the parent's PEs (raise RSHMEM_MAX_TEAMS) (on PE {me})", tt.max_teams),
             });
         }
         let Some((s, st, n)) = wanted else { return Ok(Team::INVALID) };

@@ -87,7 +87,7 @@ pub trait SyncWord: WordType + PartialOrd {}
 macro_rules! sym_type {
     ($($t:ty),*) => { $(impl SymType for $t { const NAME: &'static str = stringify!($t); })* };
 }
-sym_type!(i8, i16, i32, i64, i128, u8, u16, u32, u64, u128, isize, usize, f32, f64);
+sym_type!(i8, i16, i32, i64, i128, u8, u16, u32, u64, u128, isize, usize, f32, f64, half::f16, half::bf16);
 
 macro_rules! word_int {
     ($($t:ty => $u:ty),*) => { $(impl WordType for $t {

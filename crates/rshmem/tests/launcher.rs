@@ -65,3 +65,14 @@ fn output_can_be_tagged() {
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.lines().all(|l| l.starts_with("[PE 0] ") || l.starts_with("[PE 1] ")), "{s}");
 }
+
+#[test]
+fn exit_right_after_finalize_is_clean() {
+    // PE 0 exits while the others still run: its Finalize frame and its exit reach the
+    // launcher by different threads, and the launcher must not call that a death.
+    for _ in 0..8 {
+        let job = run(4, "pe_launch", &["linger"]);
+        assert_eq!(job.code, 0, "{}", job.stderr);
+        assert!(!job.stderr.contains("before finalize"), "{}", job.stderr);
+    }
+}

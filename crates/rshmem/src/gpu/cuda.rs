@@ -238,7 +238,11 @@ impl Cuda {
         }
         // SAFETY: src is a valid slice that outlives the copy (we synchronize before
         // returning); dst is mapped device memory (checked by the heap).
-        check(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) }, "cuMemcpyHtoDAsync", self.pe)?;
+        check(
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) },
+            "cuMemcpyHtoDAsync",
+            self.pe,
+        )?;
         self.sync_copy()
     }
 
@@ -249,7 +253,11 @@ impl Cuda {
         }
         // SAFETY: dst is a valid mutable slice that outlives the copy (synchronized
         // below); src is mapped device memory.
-        check(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), self.copy) }, "cuMemcpyDtoHAsync", self.pe)?;
+        check(
+            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), self.copy) },
+            "cuMemcpyDtoHAsync",
+            self.pe,
+        )?;
         self.sync_copy()
     }
 
@@ -404,6 +412,25 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: the stream is live.
         check(unsafe { sys::cuStreamSynchronize(self.raw) }, "cuStreamSynchronize", self.pe)
+    }
+
+    /// Waits for the stream's work for at most `timeout`; Ok(false) if it is still busy.
+    pub fn synchronize_timeout(&self, timeout: std::time::Duration) -> Result<bool> {
+        let until = std::time::Instant::now() + timeout;
+        loop {
+            // SAFETY: the stream is live.
+            let r = unsafe { sys::cuStreamQuery(self.raw) };
+            if r == sys::CUresult::CUDA_SUCCESS {
+                return Ok(true);
+            }
+            if r != sys::CUresult::CUDA_ERROR_NOT_READY {
+                return check(r, "cuStreamQuery", self.pe).map(|_| true);
+            }
+            if std::time::Instant::now() >= until {
+                return Ok(false);
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
     }
 
     /// Enqueues: wait until the 64-bit word at `addr` is >= (`geq`) or == `value`.

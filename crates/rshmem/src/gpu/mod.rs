@@ -10,6 +10,7 @@
 //! (`rshmem_state`: PE numbers, heap and peer bases, teams) into each module. The state is
 //! rewritten into every live module when the heap grows.
 
+// (pending ReduceOp) pub mod coll;
 pub mod cuda;
 pub mod memory;
 pub mod nvrtc;
@@ -25,6 +26,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// Source of the runtime's own kernels.
 const BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_builtin.cu");
+/// Source of the on-stream collective kernels.
+const COLL_BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_coll_builtin.cu");
 
 /// Which kind of PE to run as (`RSHMEM_DEVICE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +162,7 @@ pub struct Gpu {
     state: Mutex<DeviceState>,
     modules: Mutex<Vec<Weak<ModuleInner>>>,
     builtins: OnceLock<std::result::Result<Arc<ModuleInner>, String>>,
+    coll_builtins: OnceLock<std::result::Result<Arc<ModuleInner>, String>>,
     layout: DeviceSysLayout,
     arch: String,
     stream: Stream,
@@ -220,6 +224,7 @@ impl Gpu {
             state: Mutex::new(state),
             modules: Mutex::new(Vec::new()),
             builtins: OnceLock::new(),
+            coll_builtins: OnceLock::new(),
             layout,
             arch: format!("sm_{maj}{min}"),
             stream,
@@ -361,6 +366,21 @@ impl Gpu {
             .get_or_init(|| self.load("rshmem_builtin", BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
             .clone()
             .map_err(|detail| Error::Gpu { call: "rshmem builtin kernels", detail, pe: self.cuda.pe() })
+    }
+
+    /// Launches an on-stream collective kernel of the runtime as a cooperative grid of
+    /// one block per multiprocessor (the grid works on one collective).
+    pub(crate) fn launch_coll_builtin(&self, kernel: &str, stream: &Stream, args: &[KernelArg]) -> Result<()> {
+        let inner = self
+            .coll_builtins
+            .get_or_init(|| self.load("rshmem_coll_builtin", COLL_BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|detail| Error::Gpu { call: "rshmem collective kernels", detail, pe: self.cuda.pe() })?;
+        let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_coll_builtin".into() };
+        let cfg = LaunchConfig { grid: (self.sm_count()? as u32, 1, 1), block: (512, 1, 1), shared_mem: 0, cooperative: true };
+        // SAFETY: callers in gpu/coll.rs pass the argument kinds of the kernels in
+        // device/rshmem_coll_builtin.cu, with addresses the heap checked.
+        unsafe { m.launch(kernel, cfg, Some(stream), args) }
     }
 
     pub(crate) fn launch_builtin(&self, kernel: &str, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {

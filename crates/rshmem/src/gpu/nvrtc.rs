@@ -10,6 +10,13 @@ use std::path::PathBuf;
 /// The device API header, as shipped in the crate.
 pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_device.cuh");
 
+/// Every header kernels may include, by include name (supplied to NVRTC in memory).
+pub const DEVICE_HEADERS: &[(&str, &str)] = &[
+    ("rshmem_device.cuh", DEVICE_HEADER),
+    ("rshmem_device_coll.cuh", include_str!("../../device/rshmem_device_coll.cuh")),
+    ("rshmem_moe.cuh", include_str!("../../device/rshmem_moe.cuh")),
+];
+
 /// Where compiled kernels are kept: `$RSHMEM_CACHE_DIR`, else `$XDG_CACHE_HOME/rshmem`,
 /// else `~/.cache/rshmem`, else a folder in the temp dir.
 pub fn cache_dir() -> PathBuf {
@@ -37,7 +44,7 @@ fn nvrtc_check(r: sys::nvrtcResult, call: &'static str, pe: usize) -> Result<()>
 /// `#include "rshmem_device.cuh"`, returning a cubin. Uses the on-disk cache.
 pub fn compile(src: &str, name: &str, arch: &str, options: &[String], pe: usize) -> Result<Vec<u8>> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (src, DEVICE_HEADER, arch, options, env!("CARGO_PKG_VERSION")).hash(&mut h);
+    (src, DEVICE_HEADERS, arch, options, env!("CARGO_PKG_VERSION")).hash(&mut h);
     let path = cache_dir().join("kernels").join(arch).join(format!("{name}-{:016x}.cubin", h.finish()));
     if let Ok(bin) = std::fs::read(&path) {
         tracing::debug!(path = %path.display(), "kernel cache hit");
@@ -70,10 +77,10 @@ pub fn nvrtc_present() -> bool {
 fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: usize) -> Result<Vec<u8>> {
     let c_src = CString::new(src).map_err(|_| Error::Gpu { call: "nvrtc", detail: "NUL in kernel source".into(), pe })?;
     let c_name = CString::new(format!("{name}.cu")).expect("name");
-    let hdr = CString::new(DEVICE_HEADER).expect("header has no NUL");
-    let hdr_name = CString::new("rshmem_device.cuh").expect("literal");
-    let headers = [hdr.as_ptr()];
-    let include_names = [hdr_name.as_ptr()];
+    let hdrs: Vec<CString> = DEVICE_HEADERS.iter().map(|(_, text)| CString::new(*text).expect("header has no NUL")).collect();
+    let hdr_names: Vec<CString> = DEVICE_HEADERS.iter().map(|(name, _)| CString::new(*name).expect("name has no NUL")).collect();
+    let headers: Vec<*const c_char> = hdrs.iter().map(|h| h.as_ptr()).collect();
+    let include_names: Vec<*const c_char> = hdr_names.iter().map(|h| h.as_ptr()).collect();
     let mut opts: Vec<CString> =
         vec![CString::new(format!("--gpu-architecture={arch}")).expect("arch"), CString::new("-std=c++17").expect("literal")];
     opts.extend(options.iter().map(|o| CString::new(o.as_str()).expect("option has no NUL")));
@@ -83,7 +90,7 @@ fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: u
     // lengths passed; the program is destroyed below on every path.
     unsafe {
         nvrtc_check(
-            sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), 1, headers.as_ptr(), include_names.as_ptr()),
+            sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), headers.len() as i32, headers.as_ptr(), include_names.as_ptr()),
             "nvrtcCreateProgram",
             pe,
         )?;

@@ -8,6 +8,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::sym::Sym;
 use crate::team::Team;
+use crate::ops::signal::SignalOp;
 use crate::types::{Cmp, SymType};
 
 impl Ctx {
@@ -34,6 +35,20 @@ impl Ctx {
         self.remote(CALL, "source", src.addr_of(src_index), n, self.my_pe())?;
         g.cuda.bind()?;
         g.cuda.copy_async(g.peer_address(dest.addr_of(dest_index) as u64, pe), src.addr_of(src_index) as u64, n, stream)
+    }
+
+    /// Enqueues on `stream` a signal update of `sig[index]` on `pe`: `Set` as a stream
+    /// memory write through the peer mapping, `Add` as a one-thread atomic kernel.
+    pub fn signal_on_stream(&self, sig: &Sym<u64>, index: usize, value: u64, op: SignalOp, pe: usize, stream: &Stream) -> Result<()> {
+        const CALL: &str = "signal_on_stream";
+        let g = self.gpu_or_err(CALL)?;
+        let addr = sig.addr_of(index);
+        self.remote_word(CALL, "sig_addr", addr, 8, "u64", pe)?;
+        g.cuda.bind()?;
+        match op {
+            SignalOp::Set => stream.write_value64(g.peer_address(addr as u64, pe), value),
+            SignalOp::Add => g.launch_builtin("rshmemi_stream_signal", Some(stream), &[KernelArg::U64(addr as u64), KernelArg::U64(value), KernelArg::I32(1), KernelArg::I32(pe as i32)]),
+        }
     }
 
     /// Enqueues on `stream` a wait until `ivar[index] <cmp> value` (a stream memory

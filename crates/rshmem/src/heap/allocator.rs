@@ -106,8 +106,9 @@ impl FirstFit {
             Some((&s, &l)) if s + l == self.capacity => s,
             _ => self.capacity,
         };
-        let start = (tail_start + align - 1) & !(align - 1);
-        (start + size).saturating_sub(self.capacity)
+        // Saturating: a request near 2^64 bytes needs "everything", not a wrapped small number.
+        let start = tail_start.saturating_add(align - 1) & !(align - 1);
+        start.saturating_add(size).saturating_sub(self.capacity)
     }
 }
 
@@ -140,6 +141,9 @@ mod tests {
         assert_eq!(a.shortfall(4096, 8), 1032);
         a.grow(8192 + 1032);
         assert!(a.alloc(4096, 8).is_some());
+        assert_eq!(a.alloc(usize::MAX - 8, 16), None);
+        assert!(a.shortfall(usize::MAX - 8, 16) > 1 << 60, "huge requests do not wrap");
+        assert!(a.shortfall(8, 1 << 63) >= 1 << 62, "huge alignments do not wrap");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Layout of the runtime's own area at the start of every PE's heap.
 //!
 //! ```text
-//! offset 0        header: wake sequence (u32), waiter count (u32), reserved to 4 KiB
+//! offset 0        header: wake sequence (u32), wake flag (u32, armed by sleepers), reserved to 4 KiB
 //! offset 4096     team slots: max_teams x TEAM_SLOT bytes (barrier flags, scratch)
 //! ```
 //! Every PE uses the same layout, so a slot's offset names the same slot on all PEs.
@@ -14,7 +14,7 @@ pub const TEAM_SLOT: usize = 8192;
 pub const HEADER: usize = 4096;
 /// Offset of the wake sequence word in the header.
 pub const WAKE_SEQ: usize = 0;
-/// Offset of the waiter count in the header.
+/// Offset of the wake flag in the header (non-zero while a sleeper may need a wake).
 pub const WAITERS: usize = 4;
 
 /// Where things are in the runtime area.

@@ -318,7 +318,10 @@ impl SymmetricHeap {
     /// same arguments (checked: a PE that differs from PE 0 gets an error naming both).
     /// Returns the allocation's address in this PE.
     pub fn alloc(&self, boot: &mut dyn Bootstrap, call: &'static str, size: usize, align: usize) -> Result<usize> {
-        let align = align.max(MIN_ALIGN);
+        // Compare the arguments before judging them: a PE that returned early on a bad
+        // argument would leave its peers in the exchange, out of step for good.
+        let align = if align.is_power_of_two() || align == 0 { align.max(MIN_ALIGN) } else { align };
+        check_same(boot, call, &[("size", size as u64), ("alignment", align as u64)])?;
         if !align.is_power_of_two() {
             return Err(Error::InvalidArgument {
                 call,
@@ -327,16 +330,16 @@ impl SymmetricHeap {
                 pe: self.my_pe,
             });
         }
-        check_same(boot, call, &[("size", size as u64), ("alignment", align as u64)])?;
         let mut st = self.state.lock().expect("heap lock");
         let off = match st.alloc.alloc(size, align) {
             Some(off) => off,
             None => {
                 let need = st.alloc.shortfall(size, align);
                 let cap = st.alloc.capacity();
-                let grow = align_up(need.max(cap), SEGMENT_ALIGN);
-                let new_cap = (cap + grow).min(self.max_user);
-                if new_cap < cap + need {
+                // `cap <= max_user`, so this is the room left; comparing before adding
+                // keeps huge requests (sizes or alignments near 2^64) from overflowing.
+                let room = self.max_user - cap;
+                if need > room {
                     return Err(Error::HeapExhausted {
                         call,
                         requested: size,
@@ -345,6 +348,7 @@ impl SymmetricHeap {
                         pe: self.my_pe,
                     });
                 }
+                let new_cap = cap + align_up(need.max(cap), SEGMENT_ALIGN).min(room);
                 let seg = Segment { offset: self.sys.size + cap, len: new_cap - cap };
                 self.add_user_segment(boot, seg)?;
                 st.segments.push(seg);
@@ -359,15 +363,18 @@ impl SymmetricHeap {
 
     /// Collective free of the allocation at `addr` (every PE must free the same one).
     pub fn free(&self, boot: &mut dyn Bootstrap, call: &'static str, addr: usize) -> Result<()> {
-        let off = self.offset_of(addr).ok_or(Error::NotSymmetric {
+        // As in `alloc`: exchange first (an address off the heap counts as offset
+        // u64::MAX), so that every PE returns the same verdict.
+        let user_off = self.offset_of(addr).filter(|&o| o < self.static_offset()).map(|o| o - self.sys.size);
+        check_same(boot, call, &[("ptr (heap offset)", user_off.map_or(u64::MAX, |o| o as u64))])?;
+        let off = user_off.ok_or(Error::NotSymmetric {
             call,
             arg: "ptr",
             addr,
             base: self.user_base(),
             end: self.user_limit(),
             pe: self.my_pe,
-        })? - self.sys.size;
-        check_same(boot, call, &[("ptr (heap offset)", off as u64)])?;
+        })?;
         let mut st = self.state.lock().expect("heap lock");
         st.alloc.free(off).ok_or_else(|| Error::InvalidArgument {
             call,

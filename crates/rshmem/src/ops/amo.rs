@@ -29,7 +29,7 @@
 //! complete then (a remote transport still orders it by `quiet` like any update).
 
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::sym::Sym;
 use crate::transport::AmoOp;
 use crate::types::{BitwiseAmo, ExtendedAmo, StandardAmo, SymType, WordType};
@@ -94,7 +94,8 @@ impl Ctx {
         self.elements(call, arg, sym, index, 1, pe)
     }
 
-    /// Address of `sym[index..index + count]`, checked like [`Ctx::element`].
+    /// Address of `sym[index..index + count]`, checked like [`Ctx::element`] (by
+    /// [`Sym::elements`], the one place this check lives).
     #[inline]
     pub(crate) fn elements<T: SymType>(
         &self,
@@ -105,23 +106,7 @@ impl Ctx {
         count: usize,
         pe: usize,
     ) -> Result<usize> {
-        if index.checked_add(count).is_some_and(|end| end <= sym.len()) {
-            Ok(sym.addr_of(index))
-        } else {
-            Err(Error::OutOfBounds {
-                call,
-                arg,
-                addr: sym.addr(),
-                len: sym.size_bytes(),
-                detail: format!(
-                    "has no elements {index}..{}: the allocation holds {} elements of {}",
-                    index.saturating_add(count),
-                    sym.len(),
-                    T::NAME
-                ),
-                pe,
-            })
-        }
+        sym.elements(call, arg, index, count, pe)
     }
 
     /// The engine of every AMO: checks (store permission, PE, alignment, range), then

@@ -22,6 +22,11 @@ struct Words<T> {
 impl Ctx {
     fn sync_words<T: SyncWord>(&self, call: &'static str, addr: usize, n: usize) -> Result<Words<T>> {
         let me = self.my_pe();
+        if n == 0 {
+            // An empty set (nelems 0) is satisfied at once; the address must still be symmetric.
+            self.remote(call, "ivars", addr, 0, me)?;
+            return Ok(Words { offsets: Vec::new(), _t: std::marker::PhantomData });
+        }
         let off = self.remote_word(call, "ivars", addr, T::WIDTH, T::NAME, me)?;
         if n > 1 {
             self.rt.heap.check_range(call, "ivars", addr, n * T::WIDTH, me)?;
@@ -57,12 +62,12 @@ impl Ctx {
 
     /// Waits until `ivar[index] <cmp> value` holds.
     pub fn wait_until<T: SyncWord>(&self, ivar: &Sym<T>, index: usize, cmp: Cmp, value: T) -> Result<()> {
-        self.wait_until_addr(ivar.addr_of(index), cmp, value, None)
+        self.wait_until_addr(ivar.elements("wait_until", "index", index, 1, self.my_pe())?, cmp, value, None)
     }
 
     /// [`Ctx::wait_until`] that gives up after `timeout` with [`Error::Timeout`].
     pub fn wait_until_timeout<T: SyncWord>(&self, ivar: &Sym<T>, index: usize, cmp: Cmp, value: T, timeout: Duration) -> Result<()> {
-        self.wait_until_addr(ivar.addr_of(index), cmp, value, Some(timeout))
+        self.wait_until_addr(ivar.elements("wait_until", "index", index, 1, self.my_pe())?, cmp, value, Some(timeout))
     }
 
     /// Address form of [`Ctx::wait_until`] (used by the C ABI).
@@ -75,7 +80,7 @@ impl Ctx {
 
     /// Whether `ivar[index] <cmp> value` holds now.
     pub fn test<T: SyncWord>(&self, ivar: &Sym<T>, index: usize, cmp: Cmp, value: T) -> Result<bool> {
-        self.test_addr(ivar.addr_of(index), cmp, value)
+        self.test_addr(ivar.elements("test", "index", index, 1, self.my_pe())?, cmp, value)
     }
 
     /// Address form of [`Ctx::test`].

@@ -127,27 +127,31 @@ impl Ctx {
 
     /// Copies `src` into `dest[index..]` on `pe`.
     pub fn put<T: SymType>(&self, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
-        self.putmem(dest.addr_of(index), bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put"))
+        let addr = dest.elements("put", "index", index, src.len(), pe)?;
+        self.putmem(addr, bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put"))
     }
 
     /// Non-blocking [`Ctx::put`].
     pub fn put_nbi<T: SymType>(&self, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
-        self.putmem_nbi(dest.addr_of(index), bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put_nbi"))
+        let addr = dest.elements("put_nbi", "index", index, src.len(), pe)?;
+        self.putmem_nbi(addr, bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put_nbi"))
     }
 
     /// Copies `src[index..index + dest.len()]` from `pe` into `dest`.
     pub fn get<T: SymType>(&self, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        self.getmem(bytemuck::cast_slice_mut(dest), src.addr_of(index), pe).map_err(|e| rename(e, "get"))
+        let addr = src.elements("get", "index", index, dest.len(), pe)?;
+        self.getmem(bytemuck::cast_slice_mut(dest), addr, pe).map_err(|e| rename(e, "get"))
     }
 
     /// Non-blocking [`Ctx::get`].
     pub fn get_nbi<T: SymType>(&self, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        self.getmem_nbi(bytemuck::cast_slice_mut(dest), src.addr_of(index), pe).map_err(|e| rename(e, "get_nbi"))
+        let addr = src.elements("get_nbi", "index", index, dest.len(), pe)?;
+        self.getmem_nbi(bytemuck::cast_slice_mut(dest), addr, pe).map_err(|e| rename(e, "get_nbi"))
     }
 
     /// Writes one element (`p`): a single store of the whole word for word types.
     pub fn p<T: WordType>(&self, dest: &Sym<T>, index: usize, value: T, pe: usize) -> Result<()> {
-        self.p_addr(dest.addr_of(index), value, pe)
+        self.p_addr(dest.elements("p", "index", index, 1, pe)?, value, pe)
     }
 
     /// Address form of [`Ctx::p`].
@@ -160,7 +164,7 @@ impl Ctx {
 
     /// Reads one element (`g`).
     pub fn g<T: WordType>(&self, src: &Sym<T>, index: usize, pe: usize) -> Result<T> {
-        self.g_addr(src.addr_of(index), pe)
+        self.g_addr(src.elements("g", "index", index, 1, pe)?, pe)
     }
 
     /// Address form of [`Ctx::g`].
@@ -181,7 +185,9 @@ impl Ctx {
         nelems: usize,
         pe: usize,
     ) -> Result<()> {
-        self.iputmem(dest.addr_of(index), bytemuck::cast_slice(src), std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
+        // The heap checks the strided span; the index must at least start inside `dest`.
+        let addr = dest.elements("iput", "index", index, nelems.min(1), pe)?;
+        self.iputmem(addr, bytemuck::cast_slice(src), std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
     }
 
     /// Strided get, the mirror of [`Ctx::iput`].
@@ -195,7 +201,8 @@ impl Ctx {
         nelems: usize,
         pe: usize,
     ) -> Result<()> {
-        self.igetmem(bytemuck::cast_slice_mut(dest), src.addr_of(index), std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
+        let addr = src.elements("iget", "index", index, nelems.min(1), pe)?;
+        self.igetmem(bytemuck::cast_slice_mut(dest), addr, std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
     }
 }
 

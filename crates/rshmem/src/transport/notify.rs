@@ -1,10 +1,12 @@
 //! Waking and waiting on shared memory.
 //!
-//! A PE that waits for a word of its heap to change spins briefly, then registers in its
-//! header's waiter count and sleeps on the header's wake sequence with a process-shared
-//! futex. Every store path through a transport calls [`wake`] on the target afterwards:
-//! when the target has registered waiters it bumps the sequence and wakes them. Timed
-//! sleeps bound the cost of a store that bypassed the API (a write through `ptr`).
+//! A PE that waits for a word of its heap to change spins briefly, then arms its header's
+//! wake flag and sleeps on the header's wake sequence with a process-shared futex. Every
+//! store path through a transport calls [`wake`] on the target afterwards: when the flag
+//! is armed it disarms it, bumps the sequence and wakes the sleepers, who re-arm before
+//! they sleep again. So a stream of stores to a sleeping PE costs one futex wake per
+//! sleep of the target, not one per store. Timed sleeps bound the cost of a store that
+//! bypassed the API (a write through `ptr`).
 
 use crate::heap::layout::{WAITERS, WAKE_SEQ};
 use crate::heap::words::shared;
@@ -18,21 +20,25 @@ const SLEEP_SLICE: Duration = Duration::from_millis(20);
 /// The wake words in the header of the heap whose base is `heap_base`.
 struct WakeWords {
     seq: &'static AtomicU32,
-    waiters: &'static AtomicU32,
+    /// Non-zero while a sleeper may need a wake (the header's `WAITERS` word).
+    armed: &'static AtomicU32,
 }
 
 fn words(heap_base: usize) -> WakeWords {
     // SAFETY: the header lies at the start of every mapped heap, which stays mapped for
     // the life of the runtime (callers pass bases of live heaps); offsets are 4-aligned.
-    unsafe { WakeWords { seq: shared(heap_base + WAKE_SEQ), waiters: shared(heap_base + WAITERS) } }
+    unsafe { WakeWords { seq: shared(heap_base + WAKE_SEQ), armed: shared(heap_base + WAITERS) } }
 }
 
-/// Wakes the waiters of the heap at `heap_base`, if any. Call after a store to it.
+/// Wakes the sleepers of the heap at `heap_base`, if any. Call after a store to it.
+///
+/// The SeqCst fence pairs with the sleeper's fence between arming and re-checking its
+/// condition: either the sleeper sees this store, or this sees the flag armed.
 #[inline]
 pub fn wake(heap_base: usize) {
     fence(Ordering::SeqCst);
     let w = words(heap_base);
-    if w.waiters.load(Ordering::Relaxed) != 0 {
+    if w.armed.load(Ordering::Relaxed) != 0 && w.armed.swap(0, Ordering::SeqCst) != 0 {
         w.seq.fetch_add(1, Ordering::SeqCst);
         let _ = futex::wake(w.seq, futex::Flags::empty(), i32::MAX as u32);
     }
@@ -75,11 +81,14 @@ pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut
     let start = Instant::now();
     let mut warned = false;
     loop {
+        // Read the sequence before arming: a wake after the arm bumps it, so the futex
+        // wait below returns at once instead of missing that wake.
         let seq = w.seq.load(Ordering::SeqCst);
-        w.waiters.fetch_add(1, Ordering::SeqCst);
+        w.armed.store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if ready() {
-            w.waiters.fetch_sub(1, Ordering::SeqCst);
+            // The flag stays armed (another thread of this PE may sleep on it); at most
+            // one later store pays for a needless wake.
             return WaitOutcome::Ready;
         }
         let mut slice = SLEEP_SLICE;
@@ -88,7 +97,6 @@ pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut
         }
         let ts = rustix::time::Timespec { tv_sec: slice.as_secs() as i64, tv_nsec: slice.subsec_nanos() as i64 };
         let _ = futex::wait(w.seq, futex::Flags::empty(), seq, Some(&ts));
-        w.waiters.fetch_sub(1, Ordering::SeqCst);
         if ready() {
             return WaitOutcome::Ready;
         }

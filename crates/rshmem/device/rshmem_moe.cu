@@ -1,0 +1,88 @@
+// Kernels of `rshmem::moe` (compiled at run time with NVRTC; see rshmem_moe.cuh for the
+// buffer layout and the protocol). Launched in stream order: [quantize,] dispatch_send, dispatch_recv;
+// combine_send, signal_all, combine_reduce. The kernel boundaries order each PE's puts
+// before the atomics that publish them.
+#include "rshmem_moe.cuh"
+
+// A warp per (token, k), grid-stride. `rows`/`scales` as in rshmemx_moe_dispatch_warp.
+extern "C" __global__ void rshmem_moe_dispatch_send(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
+                                                    const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts,
+                                                    int local_experts, int capacity, char* recv_rows, char* recv_scales, int* recv_meta,
+                                                    int* counters, int* sent, int* status) {
+    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long pairs = (long long)n_tokens * top_k;
+    for (long long p = warp; p < pairs; p += warps)
+        rshmemx_moe_dispatch_warp(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_rows,
+                                  recv_scales, recv_meta, counters, sent, status);
+    __threadfence_system();
+}
+
+// FP8 dispatch's first step: a warp per group of 128 values, grid-stride.
+extern "C" __global__ void rshmem_moe_quantize(const rshmem_bf16_bits* x, long long groups, unsigned char* q, float* scales) {
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long g = warp; g < groups; g += warps) rshmemx_moe_quantize_group_warp(x + g * 128, q + g * 128, scales + g);
+}
+
+// One block: publish one count per expert, then wait for every local expert's sources.
+extern "C" __global__ void rshmem_moe_dispatch_recv(int hidden, int top_k, int n_experts, int local_experts, int capacity, int* sent,
+                                                    rshmem_u64* expert_done, int* counters, int* recv_count, int* status) {
+    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+    if (blockIdx.x != 0) return;
+    for (int e = threadIdx.x; e < n_experts; e += blockDim.x) rshmemx_moe_publish_count(l, e, sent, expert_done);
+    for (int le = threadIdx.x; le < local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
+}
+
+// A warp per received row, grid-stride over (local expert, slot). recv_count[L..L+4] are
+// dispatch's status words: cleared here for the next dispatch.
+extern "C" __global__ void rshmem_moe_combine_send(const rshmem_bf16_bits* y, const int* recv_meta, int* recv_count, int hidden,
+                                                   int top_k, int n_experts, int local_experts, int capacity, rshmem_bf16_bits* comb_recv) {
+    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long rows = (long long)local_experts * capacity;
+    if (warp == 0 && (threadIdx.x & 31u) < 4) recv_count[local_experts + (threadIdx.x & 31u)] = 0;  // dispatch's status words
+    for (long long p = warp; p < rows; p += warps) {
+        const int le = (int)(p / capacity), slot = (int)(p % capacity);
+        if (slot < recv_count[le]) rshmemx_moe_combine_warp(l, y, recv_meta, le, slot, comb_recv);
+    }
+    __threadfence_system();
+}
+
+// One thread per PE adds 1 to that PE's `word` (after this PE's puts: a later launch).
+extern "C" __global__ void rshmem_moe_signal_all(rshmem_u64* word) {
+    const int pe = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pe < rshmem_n_pes()) rshmem_signal_op(word, 1ull, RSHMEM_SIGNAL_ADD, pe);
+}
+
+// Waits until `word` reaches `target` (one thread).
+extern "C" __global__ void rshmem_moe_wait(rshmem_u64* word, rshmem_u64 target) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) rshmem_signal_wait_until(word, RSHMEM_CMP_GE, target);
+}
+
+// A block per token (grid-stride): wait for every expert PE's outputs, then reduce.
+extern "C" __global__ void rshmem_moe_combine_reduce(const int* topk_idx, const float* topk_w, int n_tokens, int hidden, int top_k,
+                                                     int n_experts, int local_experts, int capacity, const rshmem_bf16_bits* comb_recv,
+                                                     rshmem_bf16_bits* out, rshmem_u64* comb_done, rshmem_u64 target) {
+    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+    if (threadIdx.x == 0) rshmem_signal_wait_until(comb_done, RSHMEM_CMP_GE, target);
+    __syncthreads();
+    for (int t = blockIdx.x; t < n_tokens; t += gridDim.x)
+        for (int h = threadIdx.x; h < hidden; h += blockDim.x) out[(long long)t * hidden + h] = rshmemx_moe_reduce(l, topk_idx, topk_w, comb_recv, t, h);
+}
+
+// Baseline all-to-all: block b puts part b / n_pes of this PE's chunk for PE b % n_pes.
+extern "C" __global__ void rshmem_moe_alltoall(const char* src, char* dst, long long bytes_per_pe) {
+    const int n = rshmem_n_pes(), me = rshmem_my_pe();
+    const int parts = gridDim.x / n;
+    if ((int)blockIdx.x >= parts * n) return;
+    const int pe = blockIdx.x % n, part = blockIdx.x / n;
+    const long long per = (bytes_per_pe / parts + 15) & ~15ll;
+    const long long lo = (long long)part * per;
+    long long hi = lo + per;
+    if (hi > bytes_per_pe) hi = bytes_per_pe;
+    if (lo < hi) rshmem_putmem_nbi_block(dst + (long long)me * bytes_per_pe + lo, src + (long long)pe * bytes_per_pe + lo, hi - lo, pe);
+    __threadfence_system();
+}

@@ -1,0 +1,184 @@
+// rshmem MoE device functions: expert-parallel token dispatch and combine, in the style
+// of low-latency MoE kernels (a warp per token and destination, one atomic per expert).
+//
+// Layout (all in the symmetric heap; L = local experts per PE, C = capacity per expert):
+//   recv_x      u16[L][C][H]   received tokens (bf16 bits), slot order = arrival order;
+//               with FP8 dispatch u8[L][C][H] e4m3 values and recv_s f32[L][C][H/128]
+//               scales instead (the sender quantizes each 128 values with one scale)
+//   recv_meta   int[L][C][4]   (source PE, source token, k, router weight bits)
+//   counters    int[L]         slot counters; senders reserve slots with fetch_add
+//   expert_done u64[L]         each source adds (1 << 32) | tokens it sent to the expert
+//   comb_recv   u16[T][K][H]   on the source PE: expert outputs, per (token, k)
+//   comb_done   u64            each expert PE adds 1 per combine after its puts
+//
+// Protocol (the Rust CPU path in src/moe follows it step by step):
+//   dispatch: per (token, k): lane 0 reserves slot = fetch_add(counters[le], 1) on the
+//   expert's PE, broadcasts it, the warp puts the row and lane 0 the metadata. After every
+//   put of the grid (kernel boundary + system fence), one atomic per expert publishes the
+//   count. The receiver waits until all n_pes sources have reported for each local
+//   expert, takes the count, and resets counter and report word for the next round.
+//   combine: per received row, the warp puts the expert's output to the source PE's
+//   comb_recv[token][k]; after all puts each PE adds 1 to every PE's comb_done; a source
+//   waits until comb_done reaches round * n_pes and reduces sum_k w[t][k] * out[t][k] in
+//   f32 (no fused multiply-add, k ascending), rounding to bf16 once.
+#ifndef RSHMEM_MOE_CUH
+#define RSHMEM_MOE_CUH
+
+#include "rshmem_device.cuh"
+
+typedef unsigned short rshmem_bf16_bits;
+
+// status[] words written by the kernels (read by the host after each phase).
+#define RSHMEM_MOE_STATUS_OVERFLOW 0     // rows that found their expert's buffer full
+#define RSHMEM_MOE_STATUS_BAD_EXPERT 1   // expert ids outside -1..n_experts-1
+#define RSHMEM_MOE_STATUS_MISMATCH 2     // slot counter differs from the published count
+
+__device__ __forceinline__ float rshmemx_bf16_to_float(rshmem_bf16_bits b) { return __uint_as_float(((unsigned)b) << 16); }
+
+// Round to nearest even; NaN stays a quiet NaN.
+__device__ __forceinline__ rshmem_bf16_bits rshmemx_float_to_bf16(float f) {
+    unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (rshmem_bf16_bits)0x7fc0;
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (rshmem_bf16_bits)(u >> 16);
+}
+
+struct rshmemx_moe_layout {
+    int hidden;          // H (bf16 values per token)
+    int top_k;           // K
+    int n_experts;
+    int local_experts;   // L
+    int capacity;        // C
+};
+
+// FP8 e4m3 (OCP "FN": bias 7, no infinities, max 448) from f32: round to nearest even,
+// saturating to +-448; NaN becomes 0x7f. Integer steps only, so the host matches it.
+__device__ __forceinline__ unsigned char rshmemx_float_to_e4m3(float f) {
+    unsigned u = __float_as_uint(f);
+    unsigned char sign = (u >> 24) & 0x80u;
+    unsigned a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return 0x7f;
+    float af = __uint_as_float(a);
+    if (af > 448.0f) return sign | 0x7e;
+    if (af < 0.015625f) return sign | (unsigned char)__float2int_rn(af * 512.0f);  // subnormals; 8 is 2^-6
+    int e = (int)(a >> 23) - 127;
+    unsigned m = a & 0x7fffffu, r = m >> 20, rem = m & 0xfffffu;
+    if (rem > 0x80000u || (rem == 0x80000u && (r & 1u))) r++;
+    if (r == 8) { r = 0; e++; }
+    unsigned code = ((unsigned)(e + 7) << 3) | r;
+    if (code > 0x7eu) code = 0x7e;
+    return sign | (unsigned char)code;
+}
+
+__device__ __forceinline__ float rshmemx_e4m3_to_float(unsigned char c) {
+    unsigned ex = (c >> 3) & 15u, m = c & 7u;
+    float v;
+    if (ex == 0) v = (float)m * 0.001953125f;
+    else if (ex == 15 && m == 7) v = __uint_as_float(0x7fc00000u);
+    else v = __uint_as_float(((ex + 120u) << 23) | (m << 20));
+    return (c & 0x80u) ? -v : v;
+}
+
+// One warp quantizes one group of 128 bf16 values (4 per lane): scale = amax / 448, the
+// values become e4m3(x * (448 / amax)); an all-zero group gets scale 0 and zeros.
+__device__ __forceinline__ void rshmemx_moe_quantize_group_warp(const rshmem_bf16_bits* x, unsigned char* q, float* scale) {
+    const unsigned lane = threadIdx.x & 31u;
+    float v[4];
+    float amax = 0.0f;
+    for (int i = 0; i < 4; i++) {
+        v[i] = rshmemx_bf16_to_float(x[lane * 4 + i]);
+        amax = fmaxf(amax, fabsf(v[i]));
+    }
+    for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float inv = amax > 0.0f ? __fdiv_rn(448.0f, amax) : 0.0f;
+    for (int i = 0; i < 4; i++) q[lane * 4 + i] = rshmemx_float_to_e4m3(__fmul_rn(v[i], inv));
+    if (lane == 0) *scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 0.0f;
+    __syncwarp();
+}
+
+// Dispatch of token t's k-th choice by one warp (every lane calls it with the same
+// arguments). The token is `row_bytes` at `rows + t * row_bytes` (bf16, or e4m3 values),
+// plus `scale_bytes` at `scales + t * scale_bytes` (e4m3 scales; 0 for bf16). Returns
+// without communication for an id of -1.
+__device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layout& l, const char* rows, int row_bytes, const char* scales,
+                                                          int scale_bytes, const int* topk_idx, const float* topk_w, int t, int k,
+                                                          char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
+                                                          int* status) {
+    const unsigned lane = threadIdx.x & 31u;
+    const int e = topk_idx[(long long)t * l.top_k + k];
+    if (e < 0) return;
+    if (e >= l.n_experts) {
+        if (lane == 0) atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
+        return;
+    }
+    const int dst = e / l.local_experts;
+    const int le = e % l.local_experts;
+    int slot = 0;
+    if (lane == 0) {
+        slot = rshmem_int_atomic_fetch_add(&counters[le], 1, dst);
+        atomicAdd(&sent[e], 1);
+    }
+    slot = __shfl_sync(0xffffffffu, slot, 0);
+    if (slot >= l.capacity) {
+        if (lane == 0) atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
+        return;
+    }
+    const long long row = (long long)le * l.capacity + slot;
+    rshmem_putmem_nbi_warp(recv_rows + row * row_bytes, rows + (long long)t * row_bytes, (rshmem_size_t)row_bytes, dst);
+    if (scale_bytes > 0)
+        rshmem_putmem_nbi_warp(recv_scales + row * scale_bytes, scales + (long long)t * scale_bytes, (rshmem_size_t)scale_bytes, dst);
+    if (lane == 0) {
+        int* m = recv_meta + row * 4;
+        rshmem_int_p(m + 0, rshmem_my_pe(), dst);
+        rshmem_int_p(m + 1, t, dst);
+        rshmem_int_p(m + 2, k, dst);
+        rshmem_int_p(m + 3, __float_as_int(topk_w[(long long)t * l.top_k + k]), dst);
+    }
+    __syncwarp();
+}
+
+// After every dispatch put of this PE is complete: one atomic per expert publishes this
+// PE's count to the expert's PE (thread scope; call for each expert once).
+__device__ __forceinline__ void rshmemx_moe_publish_count(const rshmemx_moe_layout& l, int e, int* sent, rshmem_u64* expert_done) {
+    const int dst = e / l.local_experts;
+    const int le = e % l.local_experts;
+    rshmem_signal_op(&expert_done[le], (1ull << 32) | (rshmem_u64)(unsigned)sent[e], RSHMEM_SIGNAL_ADD, dst);
+    sent[e] = 0;
+}
+
+// Waits until every source reported for local expert le, stores its count and resets the
+// expert's words for the next round (thread scope).
+__device__ __forceinline__ void rshmemx_moe_wait_expert(const rshmemx_moe_layout& l, int le, rshmem_u64* expert_done, int* counters,
+                                                        int* recv_count, int* status) {
+    rshmem_u64 v = rshmem_signal_wait_until(&expert_done[le], RSHMEM_CMP_GE, (rshmem_u64)rshmem_n_pes() << 32);
+    int count = (int)(v & 0xffffffffull);
+    if (*(volatile int*)&counters[le] != count) atomicAdd(&status[RSHMEM_MOE_STATUS_MISMATCH], 1);
+    recv_count[le] = count;
+    *(volatile int*)&counters[le] = 0;
+    *(volatile rshmem_u64*)&expert_done[le] = 0;
+    __threadfence_system();
+}
+
+// Combine: one warp sends row `slot` of local expert `le` (y has recv_x's layout) back to
+// its source PE's comb_recv[token][k].
+__device__ __forceinline__ void rshmemx_moe_combine_warp(const rshmemx_moe_layout& l, const rshmem_bf16_bits* y, const int* recv_meta, int le,
+                                                         int slot, rshmem_bf16_bits* comb_recv) {
+    const long long row = (long long)le * l.capacity + slot;
+    const int* m = recv_meta + row * 4;
+    const int src_pe = m[0], t = m[1], k = m[2];
+    rshmem_putmem_nbi_warp(comb_recv + ((long long)t * l.top_k + k) * l.hidden, y + row * l.hidden, (rshmem_size_t)l.hidden * 2, src_pe);
+}
+
+// The weighted sum of token t's expert outputs at hidden index h.
+__device__ __forceinline__ rshmem_bf16_bits rshmemx_moe_reduce(const rshmemx_moe_layout& l, const int* topk_idx, const float* topk_w,
+                                                               const rshmem_bf16_bits* comb_recv, int t, int h) {
+    float acc = 0.0f;
+    for (int k = 0; k < l.top_k; k++) {
+        const long long tk = (long long)t * l.top_k + k;
+        if (topk_idx[tk] < 0) continue;
+        acc = __fadd_rn(acc, __fmul_rn(topk_w[tk], rshmemx_bf16_to_float(__ldcg(comb_recv + tk * l.hidden + h))));
+    }
+    return rshmemx_float_to_bf16(acc);
+}
+
+#endif  // RSHMEM_MOE_CUH

@@ -1,0 +1,161 @@
+//! Symmetric heap test program (tests/heap.rs): alignment of alloc_aligned, free and
+//! deterministic reuse, zeroed allocations, growth from a small initial heap (64 MiB
+//! allocated on a 2 MiB start, every byte written by a peer), exhaustion past the limit
+//! (HeapExhausted on every PE, nothing crashes, the heap keeps working) and reuse of the
+//! freed space. Expects `RSHMEM_SYMMETRIC_SIZE=2M RSHMEM_MAX_SYMMETRIC_SIZE=96M`.
+//! Run: `rshmemrun -n 2 -x RSHMEM_SYMMETRIC_SIZE=2M -x RSHMEM_MAX_SYMMETRIC_SIZE=96M target/release/examples/pe_heap`.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use rshmem::{Ctx, Error, Result, Sym};
+use support::{mix, Check};
+
+const MIB: usize = 1 << 20;
+
+fn word(pe: usize, tag: u64, i: usize) -> u64 {
+    mix((pe as u64) << 56 ^ tag << 40 ^ i as u64)
+}
+
+/// The right neighbour fills all of `s` (in chunks of `chunk` words) with a pattern of
+/// its own; every PE then checks every word it received, and reads back the right
+/// neighbour's copy with get.
+fn fill_from_peer(ctx: &Ctx, ck: &mut Check, s: &Sym<u64>, tag: u64, chunk: usize, what: &str) -> Result<()> {
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    let (right, left) = ((me + 1) % n, (me + n - 1) % n);
+    let mut buf = vec![0u64; chunk];
+    for start in (0..s.len()).step_by(chunk) {
+        let len = chunk.min(s.len() - start);
+        for (j, w) in buf[..len].iter_mut().enumerate() {
+            *w = word(me, tag, start + j);
+        }
+        ctx.put(s, start, &buf[..len], right)?;
+    }
+    ctx.barrier_all()?;
+    let got = s.to_vec();
+    let bad = got.iter().enumerate().filter(|&(i, &v)| v != word(left, tag, i)).count();
+    ck.eq(bad, 0, format_args!("{what}: words of {} MiB written by PE {left} that are wrong", s.size_bytes() / MIB));
+    // The right neighbour's copy holds what this PE wrote.
+    let mut bad = 0;
+    for start in (0..s.len()).step_by(chunk) {
+        let len = chunk.min(s.len() - start);
+        ctx.get(&mut buf[..len], s, start, right)?;
+        bad += buf[..len].iter().enumerate().filter(|&(j, &v)| v != word(me, tag, start + j)).count();
+    }
+    ck.eq(bad, 0, format_args!("{what}: words read back by get from PE {right} that are wrong"));
+    ctx.barrier_all()
+}
+
+fn alignment(ctx: &Ctx, ck: &mut Check) -> Result<()> {
+    let right = (ctx.my_pe() + 1) % ctx.n_pes();
+    let mut held = Vec::new();
+    for align in [1usize, 8, 16, 64, 4096, 65536, 1 << 21] {
+        // An odd-sized allocation first, so that the next one has to be moved to align.
+        held.push(ctx.alloc::<u8>(24)?);
+        let s = ctx.alloc_aligned::<u8>(100, align)?;
+        ck.eq(s.addr() % align, 0, format_args!("alloc_aligned({align}) address {:#x}", s.addr()));
+        ck.eq(s.addr() % 16, 0, format_args!("alloc_aligned({align}) keeps the minimum 16-byte alignment"));
+        ctx.put(&s, 99, &[align as u8 ^ 0x5a], right)?;
+        ctx.barrier_all()?;
+        ck.eq(s.read(99)?, align as u8 ^ 0x5a, format_args!("the last byte of alloc_aligned({align}) is usable"));
+        held.push(s);
+    }
+    let wide = ctx.alloc::<u128>(3)?;
+    ck.eq(wide.addr() % std::mem::align_of::<u128>(), 0, "alloc::<u128> is aligned for u128");
+    held.push(ctx.alloc::<u8>(0)?);
+    for s in held {
+        ctx.free(s)?;
+    }
+    ctx.free(wide)
+}
+
+fn free_and_reuse(ctx: &Ctx, ck: &mut Check) -> Result<()> {
+    let a = ctx.alloc::<u64>(1000)?;
+    let b = ctx.alloc::<u64>(1000)?;
+    let c = ctx.alloc::<u64>(1000)?;
+    let (a_addr, b_addr) = (a.addr(), b.addr());
+    b.fill(0xdead_beef);
+    ctx.barrier_all()?;
+    ctx.free(b)?;
+    // First fit: a smaller request takes the hole that b left, and is zeroed.
+    let d = ctx.alloc::<u64>(500)?;
+    ck.eq(d.addr(), b_addr, "a smaller allocation reuses the freed hole");
+    ck.eq(d.to_vec().iter().filter(|&&w| w != 0).count(), 0, "non-zero words in reused memory (it must be handed out zeroed)");
+    ck.eq(ctx.allocation_size(d.addr()), Some(4000), "allocation_size of the reused block");
+    ctx.barrier_all()?; // every PE has looked before the peer writes into `d`
+    fill_from_peer(ctx, ck, &d, 1, 128, "reused hole")?;
+    // Freeing everything coalesces: one allocation of the three sizes fits at a's place.
+    ctx.free(a)?;
+    ctx.free(d)?;
+    ctx.free(c)?;
+    ck.eq(ctx.heap_usage().0, 0, "every byte is free again");
+    let e = ctx.alloc::<u64>(3000)?;
+    ck.eq(e.addr(), a_addr, "the coalesced space is reused from the start");
+    fill_from_peer(ctx, ck, &e, 2, 1000, "coalesced space")?;
+    ctx.free(e)
+}
+
+fn growth_and_exhaustion(ctx: &Ctx, ck: &mut Check) -> Result<()> {
+    let me = ctx.my_pe();
+    let (used0, reserved) = ctx.heap_usage();
+    ck.eq(reserved, 96 * MIB, "the heap may grow to RSHMEM_MAX_SYMMETRIC_SIZE (96M)");
+    ck.eq(used0, 0, "nothing allocated before the growth test");
+
+    // 64 MiB on a 2 MiB heap: the heap grows; a peer writes every byte of it.
+    let big = ctx.alloc::<u64>(64 * MIB / 8)?;
+    ck.eq(ctx.heap_usage().0, 64 * MIB, "64 MiB in use after the growth");
+    fill_from_peer(ctx, ck, &big, 3, MIB, "64 MiB grown beyond the 2 MiB start")?;
+    if let Some(p) = ctx.ptr(&big, (me + 1) % ctx.n_pes()) {
+        ck.ok(!p.is_null(), "ptr into the grown segment");
+    }
+
+    // 40 MiB more does not fit under 96 MiB: every PE gets HeapExhausted; nothing changes.
+    let r = ctx.alloc::<u8>(40 * MIB);
+    let pe = format!("PE {me}");
+    ck.err(
+        r,
+        |e| matches!(e, Error::HeapExhausted { .. }),
+        &["alloc:", "`size`", "41943040 bytes", "limit 100663296 bytes", &pe],
+        "alloc past the limit",
+    );
+    ck.eq(ctx.heap_usage().0, 64 * MIB, "a failed allocation allocates nothing");
+    let r = ctx.alloc::<u8>(1 << 40);
+    ck.err(r, |e| matches!(e, Error::HeapExhausted { .. }), &["alloc:", &pe], "alloc of 1 TiB");
+
+    // The heap still works: a 16 MiB allocation (another growth step) and the 64 MiB one.
+    let more = ctx.alloc::<u64>(16 * MIB / 8)?;
+    fill_from_peer(ctx, ck, &more, 4, MIB, "16 MiB after the failed allocations")?;
+    let tail = big.to_vec();
+    let left = (me + ctx.n_pes() - 1) % ctx.n_pes();
+    ck.eq(tail.iter().enumerate().filter(|&(i, &v)| v != word(left, 3, i)).count(), 0, "the 64 MiB block is intact after the failures");
+
+    // Free the 64 MiB block: a 60 MiB request reuses its place without growing.
+    let big_addr = big.addr();
+    ctx.free(big)?;
+    let again = ctx.alloc::<u64>(60 * MIB / 8)?;
+    ck.eq(again.addr(), big_addr, "60 MiB reuses the freed 64 MiB block");
+    fill_from_peer(ctx, ck, &again, 5, MIB, "60 MiB in the reused block")?;
+    ctx.free(again)?;
+    ctx.free(more)?;
+
+    // Everything freed and coalesced: 90 of the 96 MiB fit in one allocation.
+    let most = ctx.alloc::<u64>(90 * MIB / 8)?;
+    fill_from_peer(ctx, ck, &most, 6, MIB, "90 MiB of the 96 MiB limit")?;
+    ctx.free(most)?;
+    ck.eq(ctx.heap_usage().0, 0, "the heap is empty at the end");
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let ctx = rshmem::init()?;
+    let mut ck = Check::new("pe_heap", ctx.my_pe());
+    let r = alignment(&ctx, &mut ck).and_then(|_| free_and_reuse(&ctx, &mut ck)).and_then(|_| growth_and_exhaustion(&ctx, &mut ck));
+    if let Err(e) = r {
+        ck.ok(false, format_args!("unexpected error: {e}"));
+    }
+    if ctx.my_pe() == 0 {
+        println!("pe_heap: alignment, reuse, growth 2M -> 90M and exhaustion at 96M checked on {} PEs", ctx.n_pes());
+    }
+    ck.finish();
+    ctx.finalize()
+}

@@ -1,0 +1,159 @@
+//! The GPU path of [`super::Moe`]: the kernels of `device/rshmem_moe.cu`, launched in
+//! stream order on the PE's default stream (CUDA glue: the launches are `unsafe`).
+
+use super::{Moe, KERNEL_SOURCE};
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
+use crate::sym::Sym;
+use crate::types::SymType;
+use std::sync::Arc;
+
+const WARPS_PER_BLOCK: u32 = 8;
+
+/// The compiled MoE kernels of one PE.
+pub(crate) struct MoeKernels {
+    module: Module,
+    gpu: Arc<Gpu>,
+    sms: u32,
+}
+
+fn a<T: SymType>(s: &Sym<T>) -> A {
+    A::U64(s.addr() as u64)
+}
+
+impl MoeKernels {
+    pub(crate) fn new(gpu: &Arc<Gpu>) -> Result<MoeKernels> {
+        let module = gpu.compile("rshmem_moe", KERNEL_SOURCE, &[])?;
+        let sms = gpu.sm_count()?.max(1) as u32;
+        Ok(MoeKernels { module, gpu: gpu.clone(), sms })
+    }
+
+    fn launch(&self, kernel: &str, blocks: u32, threads: u32, args: &[A]) -> Result<()> {
+        // SAFETY: every caller below passes the argument kinds of the kernel's signature in
+        // device/rshmem_moe.cu, with addresses of live symmetric allocations of the layout
+        // the kernels index (sized by Moe::new / AllToAll::new from the same numbers).
+        unsafe { self.module.launch(kernel, LaunchConfig::new(blocks.max(1), threads), None, args) }
+    }
+
+    /// Blocks of `WARPS_PER_BLOCK` warps for `items` warp-sized work items, up to 4 per SM.
+    fn warp_blocks(&self, items: usize) -> u32 {
+        (items.div_ceil(WARPS_PER_BLOCK as usize) as u32).clamp(1, 4 * self.sms)
+    }
+
+    fn layout(m: &Moe) -> [A; 5] {
+        [
+            A::I32(m.cfg.hidden as i32),
+            A::I32(m.cfg.top_k as i32),
+            A::I32(m.cfg.n_experts as i32),
+            A::I32(m.local_experts as i32),
+            A::I32(m.capacity as i32),
+        ]
+    }
+
+    pub(crate) fn dispatch(&self, _ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
+        // The status words start zeroed and combine_send clears them after each dispatch.
+        let status = A::U64(m.recv_count.addr_of(m.local_experts) as u64);
+        let [h, k, e, l, c] = Self::layout(m);
+        let h_us = m.cfg.hidden;
+        let (rows, row_bytes, scales, scale_bytes, recv_rows, recv_scales) = if m.cfg.fp8 {
+            let groups = n_tokens * h_us / 128;
+            self.launch(
+                "rshmem_moe_quantize",
+                self.warp_blocks(groups),
+                32 * WARPS_PER_BLOCK,
+                &[a(&m.x), A::I64(groups as i64), a(&m.xq), a(&m.xs)],
+            )?;
+            (a(&m.xq), h_us, a(&m.xs), h_us / 128 * 4, a(&m.recv_q), a(&m.recv_s))
+        } else {
+            (a(&m.x), 2 * h_us, a(&m.x), 0, a(&m.recv_x), a(&m.recv_x))
+        };
+        let blocks = self.warp_blocks(n_tokens * m.cfg.top_k);
+        self.launch(
+            "rshmem_moe_dispatch_send",
+            blocks,
+            32 * WARPS_PER_BLOCK,
+            &[
+                rows,
+                A::I32(row_bytes as i32),
+                scales,
+                A::I32(scale_bytes as i32),
+                a(&m.topk_idx),
+                a(&m.topk_w),
+                A::I32(n_tokens as i32),
+                h,
+                k,
+                e,
+                l,
+                c,
+                recv_rows,
+                recv_scales,
+                a(&m.recv_meta),
+                a(&m.counters),
+                a(&m.sent),
+                status,
+            ],
+        )?;
+        self.launch(
+            "rshmem_moe_dispatch_recv",
+            1,
+            256,
+            &[h, k, e, l, c, a(&m.sent), a(&m.expert_done), a(&m.counters), a(&m.recv_count), status],
+        )?;
+        self.gpu.synchronize()?;
+        let back = m.recv_count.to_vec();
+        let (counts, st) = back.split_at(m.local_experts);
+        let counts = counts.iter().map(|&v| v as usize).collect();
+        if st[2] != 0 {
+            return Err(crate::error::Error::InvalidArgument {
+                call: "moe::dispatch",
+                arg: "counters",
+                detail: format!("{} local experts: slots reserved differ from the published count", st[2]),
+                pe: m.me,
+            });
+        }
+        Ok((counts, st[0] as usize, st[1] as usize))
+    }
+
+    pub(crate) fn combine(&self, _ctx: &Ctx, m: &Moe, y: &Sym<u16>) -> Result<()> {
+        let [h, k, e, l, c] = Self::layout(m);
+        let rows = m.local_experts * m.capacity;
+        self.launch(
+            "rshmem_moe_combine_send",
+            self.warp_blocks(rows),
+            32 * WARPS_PER_BLOCK,
+            &[a(y), a(&m.recv_meta), a(&m.recv_count), h, k, e, l, c, a(&m.comb_recv)],
+        )?;
+        self.launch("rshmem_moe_signal_all", (m.n_pes as u32).div_ceil(128), 128, &[a(&m.comb_done)])?;
+        let blocks = (m.n_tokens as u32).clamp(1, 8 * self.sms);
+        self.launch(
+            "rshmem_moe_combine_reduce",
+            blocks,
+            256,
+            &[
+                a(&m.topk_idx),
+                a(&m.topk_w),
+                A::I32(m.n_tokens as i32),
+                h,
+                k,
+                e,
+                l,
+                c,
+                a(&m.comb_recv),
+                a(&m.combined),
+                a(&m.comb_done),
+                A::U64(m.round * m.n_pes as u64),
+            ],
+        )?;
+        self.gpu.synchronize()
+    }
+
+    pub(crate) fn alltoall(&self, src: &Sym<u8>, dst: &Sym<u8>, done: &Sym<u64>, bytes_per_pe: usize, target: u64) -> Result<()> {
+        let pes = src.len() / bytes_per_pe.max(1);
+        let parts = (4 * self.sms as usize / pes.max(1)).max(1);
+        self.launch("rshmem_moe_alltoall", (parts * pes) as u32, 256, &[a(src), a(dst), A::I64(bytes_per_pe as i64)])?;
+        self.launch("rshmem_moe_signal_all", (pes as u32).div_ceil(128), 128, &[a(done)])?;
+        self.launch("rshmem_moe_wait", 1, 32, &[a(done), A::U64(target)])?;
+        self.gpu.synchronize()
+    }
+}
