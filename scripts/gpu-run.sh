@@ -3,8 +3,10 @@
 # Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|all]
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
-OUT=${OUT:-$PWD/gpu-results}
-mkdir -p "$OUT"
+# Logs are written to a scratch folder and packed into one archive in the results folder.
+RESULTS=${OUT:-$PWD/gpu-results}
+OUT=$(mktemp -d /tmp/rshmem-gpu-logs.XXXX)
+mkdir -p "$RESULTS"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 RSHMEM_CACHE_DIR=/tmp/rshmem-cache
 what=${1:-all}
 summary=()
@@ -48,4 +50,5 @@ if [[ $what == bench || $what == all ]]; then
     tail -7 "$OUT/moe_bench$n.txt"
   done
 fi
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+tar czf "$RESULTS/gpu-logs.tgz" -C "$OUT" .

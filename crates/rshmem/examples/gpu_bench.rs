@@ -90,7 +90,8 @@ fn main() {
         let cfg = LaunchConfig::new((n_threads / 256) as u32, 256);
         let us = time(50, &|| launch("bw_p", cfg, &[A::U64(dst.addr() as u64), A::U64(n_threads as u64), A::I32(1)]));
         rows.push(("p_scalar_bw".into(), n_threads * 8, (n_threads * 8) as f64 / us / 1e3, "GB/s"));
-        let us = time(50, &|| launch("bw_g", cfg, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(n_threads as u64), A::I32(1)]));
+        let us =
+            time(50, &|| launch("bw_g", cfg, &[A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(n_threads as u64), A::I32(1)]));
         rows.push(("g_scalar_bw".into(), n_threads * 8, (n_threads * 8) as f64 / us / 1e3, "GB/s"));
         let iters = 2000;
         for (name, kind, bytes) in

@@ -31,7 +31,11 @@ impl Report {
 
 /// Runs a kernel at `scope` ("block": one block; "grid": a cooperative grid).
 fn run(g: &Gpu, m: &Module, kernel: &str, grid: bool, args: &[A]) {
-    let cfg = if grid { LaunchConfig { cooperative: true, ..LaunchConfig::new(g.sm_count().unwrap() as u32, 256) } } else { LaunchConfig::new(1, 256) };
+    let cfg = if grid {
+        LaunchConfig { cooperative: true, ..LaunchConfig::new(g.sm_count().unwrap() as u32, 256) }
+    } else {
+        LaunchConfig::new(1, 256)
+    };
     // SAFETY: argument kinds match the kernels of examples/gpu/coll.cu; addresses are of
     // live symmetric allocations sized for the collective.
     unsafe { m.launch(kernel, cfg, None, args) }.unwrap_or_else(|e| panic!("{kernel}: {e}"));
@@ -51,8 +55,8 @@ fn model<T: Copy>(members: &[usize], i: usize, conv: impl Fn(usize, usize) -> T,
     a
 }
 
-#[allow(clippy::type_complexity)]
-fn reduce_case<T: SymType + PartialEq>(
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn reduce_case<T: SymType + PartialEq + rshmem::gpu::coll::DeviceReduceType>(
     ctx: &Ctx,
     g: &Gpu,
     m: &Module,
@@ -64,9 +68,7 @@ fn reduce_case<T: SymType + PartialEq>(
     conv: &dyn Fn(usize, usize) -> T,
     op: &dyn Fn(T, T) -> T,
     stream_op: Option<ReduceOp>,
-) where
-    T: rshmem::gpu::coll::DeviceReduceType,
-{
+) {
     let me = ctx.my_pe();
     let src: Sym<T> = ctx.alloc(n.max(1) * members.len()).unwrap();
     let dst: Sym<T> = ctx.alloc(n.max(1) * members.len()).unwrap();
@@ -133,11 +135,27 @@ fn main() {
             reduce_case(&ctx, &g, &m, &mut r, team, &members, "int_xor", n, &ic, &|a: i32, b: i32| a ^ b, Some(ReduceOp::Xor));
             if n <= 1000 {
                 let lc = |p: usize, i: usize| ((p + i) % 5) as i64 + 1;
-                reduce_case(&ctx, &g, &m, &mut r, team, &members, "longlong_prod", n, &lc, &|a: i64, b: i64| a.wrapping_mul(b), Some(ReduceOp::Prod));
+                reduce_case(
+                    &ctx,
+                    &g,
+                    &m,
+                    &mut r,
+                    team,
+                    &members,
+                    "longlong_prod",
+                    n,
+                    &lc,
+                    &|a: i64, b: i64| a.wrapping_mul(b),
+                    Some(ReduceOp::Prod),
+                );
             }
             // 16-bit floats accumulate in f32 in rank order and round once at the end.
             let bc = |p: usize, i: usize| bf16::from_f32(input(p, i) as f32);
-            let bsum = |members: &[usize], i: usize| bf16::from_f32(members.iter().map(|&p| bc(p, i).to_f32()).fold(None, |acc: Option<f32>, v| Some(acc.map_or(v, |a| a + v))).unwrap());
+            let bsum = |members: &[usize], i: usize| {
+                bf16::from_f32(
+                    members.iter().map(|&p| bc(p, i).to_f32()).fold(None, |acc: Option<f32>, v| Some(acc.map_or(v, |a| a + v))).unwrap(),
+                )
+            };
             let hc = |p: usize, i: usize| f16::from_f32(input(p, i) as f32);
             for (name, is_bf) in [("bfloat16_sum", true), ("half_max", false)] {
                 // Run through the generic case with a model that matches the device: compare
@@ -154,11 +172,24 @@ fn main() {
                             ctx.reduce_on_stream(team, &dst, &src, n, ReduceOp::Sum, g.stream()).unwrap();
                             g.stream().synchronize().unwrap();
                         } else {
-                            run(&g, &m, &format!("red_{name}_{scope}"), scope == "grid", &[A::I32(ctx.device_team(team).unwrap()), A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(n as u64)]);
+                            run(
+                                &g,
+                                &m,
+                                &format!("red_{name}_{scope}"),
+                                scope == "grid",
+                                &[
+                                    A::I32(ctx.device_team(team).unwrap()),
+                                    A::U64(dst.addr() as u64),
+                                    A::U64(src.addr() as u64),
+                                    A::U64(n as u64),
+                                ],
+                            );
                         }
                         let got = dst.to_vec();
                         let bad = (0..n).filter(|&i| got[i].to_bits() != bsum(&members, i).to_bits()).count();
-                        r.check(&format!("reduce {name} {scope} scope, {n} elements, {} PEs", members.len()), bad == 0, || format!("{bad} wrong"));
+                        r.check(&format!("reduce {name} {scope} scope, {n} elements, {} PEs", members.len()), bad == 0, || {
+                            format!("{bad} wrong")
+                        });
                     }
                 } else {
                     let src: Sym<f16> = ctx.alloc(src_len).unwrap();
@@ -171,11 +202,28 @@ fn main() {
                             ctx.reduce_on_stream(team, &dst, &src, n, ReduceOp::Max, g.stream()).unwrap();
                             g.stream().synchronize().unwrap();
                         } else {
-                            run(&g, &m, &format!("red_{name}_{scope}"), scope == "grid", &[A::I32(ctx.device_team(team).unwrap()), A::U64(dst.addr() as u64), A::U64(src.addr() as u64), A::U64(n as u64)]);
+                            run(
+                                &g,
+                                &m,
+                                &format!("red_{name}_{scope}"),
+                                scope == "grid",
+                                &[
+                                    A::I32(ctx.device_team(team).unwrap()),
+                                    A::U64(dst.addr() as u64),
+                                    A::U64(src.addr() as u64),
+                                    A::U64(n as u64),
+                                ],
+                            );
                         }
                         let got = dst.to_vec();
-                        let bad = (0..n).filter(|&i| got[i] != members.iter().map(|&p| hc(p, i)).fold(f16::NEG_INFINITY, |a, b| if b > a { b } else { a })).count();
-                        r.check(&format!("reduce {name} {scope} scope, {n} elements, {} PEs", members.len()), bad == 0, || format!("{bad} wrong"));
+                        let bad = (0..n)
+                            .filter(|&i| {
+                                got[i] != members.iter().map(|&p| hc(p, i)).fold(f16::NEG_INFINITY, |a, b| if b > a { b } else { a })
+                            })
+                            .count();
+                        r.check(&format!("reduce {name} {scope} scope, {n} elements, {} PEs", members.len()), bad == 0, || {
+                            format!("{bad} wrong")
+                        });
                     }
                 }
             }
@@ -197,10 +245,18 @@ fn main() {
                         ctx.broadcast_on_stream(team, &d, &s, n, root, g.stream()).unwrap();
                         g.stream().synchronize().unwrap();
                     }
-                    sc => run(&g, &m, &format!("bcast_{sc}"), sc == "grid", &[A::I32(slot), A::U64(d.addr() as u64), A::U64(s.addr() as u64), A::U64(bytes as u64), A::I32(root as i32)]),
+                    sc => run(
+                        &g,
+                        &m,
+                        &format!("bcast_{sc}"),
+                        sc == "grid",
+                        &[A::I32(slot), A::U64(d.addr() as u64), A::U64(s.addr() as u64), A::U64(bytes as u64), A::I32(root as i32)],
+                    ),
                 }
                 let got = d.to_vec();
-                r.check(&format!("broadcast {scope} scope, {n} words, {k} PEs"), (0..n).all(|i| got[i] == val(members[root], i)), || "mismatch".into());
+                r.check(&format!("broadcast {scope} scope, {n} words, {k} PEs"), (0..n).all(|i| got[i] == val(members[root], i)), || {
+                    "mismatch".into()
+                });
                 d.fill(0);
                 ctx.barrier(team).unwrap();
                 match scope {
@@ -208,10 +264,20 @@ fn main() {
                         ctx.fcollect_on_stream(team, &d, &s, n, g.stream()).unwrap();
                         g.stream().synchronize().unwrap();
                     }
-                    sc => run(&g, &m, &format!("fcollect_{sc}"), sc == "grid", &[A::I32(slot), A::U64(d.addr() as u64), A::U64(s.addr() as u64), A::U64(bytes as u64)]),
+                    sc => run(
+                        &g,
+                        &m,
+                        &format!("fcollect_{sc}"),
+                        sc == "grid",
+                        &[A::I32(slot), A::U64(d.addr() as u64), A::U64(s.addr() as u64), A::U64(bytes as u64)],
+                    ),
                 }
                 let got = d.to_vec();
-                r.check(&format!("fcollect {scope} scope, {n} words, {k} PEs"), (0..n * k).all(|i| got[i] == val(members[i / n], i % n)), || "mismatch".into());
+                r.check(
+                    &format!("fcollect {scope} scope, {n} words, {k} PEs"),
+                    (0..n * k).all(|i| got[i] == val(members[i / n], i % n)),
+                    || "mismatch".into(),
+                );
                 d.fill(0);
                 ctx.barrier(team).unwrap();
                 match scope {
@@ -219,10 +285,20 @@ fn main() {
                         ctx.alltoall_on_stream(team, &d, &s, n, g.stream()).unwrap();
                         g.stream().synchronize().unwrap();
                     }
-                    sc => run(&g, &m, &format!("alltoall_{sc}"), sc == "grid", &[A::I32(slot), A::U64(d.addr() as u64), A::U64(s.addr() as u64), A::U64(bytes as u64)]),
+                    sc => run(
+                        &g,
+                        &m,
+                        &format!("alltoall_{sc}"),
+                        sc == "grid",
+                        &[A::I32(slot), A::U64(d.addr() as u64), A::U64(s.addr() as u64), A::U64(bytes as u64)],
+                    ),
                 }
                 let got = d.to_vec();
-                r.check(&format!("alltoall {scope} scope, {n} words, {k} PEs"), (0..n * k).all(|i| got[i] == val(members[i / n], my_idx * n + i % n)), || "mismatch".into());
+                r.check(
+                    &format!("alltoall {scope} scope, {n} words, {k} PEs"),
+                    (0..n * k).all(|i| got[i] == val(members[i / n], my_idx * n + i % n)),
+                    || "mismatch".into(),
+                );
             }
             ctx.barrier(team).unwrap();
         }
@@ -233,7 +309,15 @@ fn main() {
     let out: Sym<i32> = ctx.alloc(64).unwrap();
     ctx.barrier_all().unwrap();
     // SAFETY: back_to_back(int, int*, int*, int*, int) with symmetric buffers.
-    unsafe { m.launch("back_to_back", LaunchConfig::new(1, 128), None, &[A::I32(0), A::U64(s.addr() as u64), A::U64(d.addr() as u64), A::U64(out.addr() as u64), A::I32(64)]) }.unwrap();
+    unsafe {
+        m.launch(
+            "back_to_back",
+            LaunchConfig::new(1, 128),
+            None,
+            &[A::I32(0), A::U64(s.addr() as u64), A::U64(d.addr() as u64), A::U64(out.addr() as u64), A::I32(64)],
+        )
+    }
+    .unwrap();
     g.synchronize().unwrap();
     let o = out.to_vec();
     let base: i32 = (0..np as i32).sum();
@@ -253,7 +337,9 @@ fn main() {
         graph.launch(&st).unwrap();
         st.synchronize().unwrap();
         let got = gd.to_vec();
-        ok &= (0..4096).all(|i| got[i] == (0..np).map(|p| (p * round + i) as f32).fold(None, |a: Option<f32>, v| Some(a.map_or(v, |a| a + v))).unwrap());
+        ok &= (0..4096).all(|i| {
+            got[i] == (0..np).map(|p| (p * round + i) as f32).fold(None, |a: Option<f32>, v| Some(a.map_or(v, |a| a + v))).unwrap()
+        });
         ctx.barrier_all().unwrap();
     }
     r.check("all-reduce replayed 3 times from a captured CUDA graph", ok, || "mismatch".into());

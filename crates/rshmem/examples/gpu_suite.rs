@@ -295,8 +295,12 @@ fn main() {
     let bad_mine: Vec<(usize, u64)> = mine.iter().copied().enumerate().filter(|&(i, x)| x != pat(left, i, 9)).take(3).collect();
     let lefts_left = (left + n - 1) % n;
     let bad_back: Vec<(usize, u64)> = back.iter().copied().enumerate().filter(|&(i, x)| x != pat(lefts_left, i, 9)).take(3).collect();
-    r.check("host put on GPU heap (from the left PE)", bad_mine.is_empty(), || format!("first bad (index, value): {bad_mine:x?}, expected PE {left}'s pattern"));
-    r.check("host get from GPU heap (of the left PE)", bad_back.is_empty(), || format!("first bad (index, value): {bad_back:x?}, expected PE {lefts_left}'s pattern"));
+    r.check("host put on GPU heap (from the left PE)", bad_mine.is_empty(), || {
+        format!("first bad (index, value): {bad_mine:x?}, expected PE {left}'s pattern")
+    });
+    r.check("host get from GPU heap (of the left PE)", bad_back.is_empty(), || {
+        format!("first bad (index, value): {bad_back:x?}, expected PE {lefts_left}'s pattern")
+    });
     ctx.p(&h, 5, 4242u64, 0).unwrap();
     ctx.barrier_all().unwrap();
     r.check("host p/g on GPU heap", ctx.g(&h, 5, 0).unwrap() == 4242, || "g differs".into());
@@ -341,7 +345,9 @@ fn main() {
         ctx.wait_until_on_stream(&f, 0, cmp, v, &st2).unwrap();
         ctx.p(&f, 0, 7u64, right).unwrap();
         let done = st2.synchronize_timeout(ten).unwrap();
-        r.check(&format!("wait_until_on_stream {what}"), done && f.load(0).unwrap() == 7, || format!("completed {done}, flag {}", f.load(0).unwrap()));
+        r.check(&format!("wait_until_on_stream {what}"), done && f.load(0).unwrap() == 7, || {
+            format!("completed {done}, flag {}", f.load(0).unwrap())
+        });
         ctx.barrier_all().unwrap();
         if !done {
             // Release the stuck stream so the suite can go on.
@@ -355,7 +361,9 @@ fn main() {
     ctx.signal_on_stream(&sflag, 0, 5, SignalOp::Add, right, &st).unwrap();
     ctx.wait_until_on_stream(&sflag, 0, Cmp::Ge, 105, &st).unwrap();
     let done = st.synchronize_timeout(ten).unwrap();
-    r.check("signal_on_stream SET and ADD, waited on stream", done && sflag.load(0).unwrap() == 105, || format!("completed {done}, flag {}", sflag.load(0).unwrap()));
+    r.check("signal_on_stream SET and ADD, waited on stream", done && sflag.load(0).unwrap() == 105, || {
+        format!("completed {done}, flag {}", sflag.load(0).unwrap())
+    });
     ctx.barrier_all().unwrap();
 
     let total_failed = r.failed.len();

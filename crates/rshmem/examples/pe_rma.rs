@@ -227,6 +227,13 @@ fn pointers(ctx: &Ctx, ck: &mut Check) -> Result<()> {
     ck.eq(ctx.ptr(&s, me), Some(s.addr() as *mut u64), "ptr to self is the local address");
     ck.eq(ctx.ptr(&s, n), None, format_args!("ptr to PE {n} (out of range) is None"));
     ck.eq(ctx.ptr_addr(&stack_value as *const u64 as usize, right), None, "ptr_addr of a stack address is None");
+    if std::env::var("RSHMEM_TRANSPORT").is_ok_and(|t| t == "ucx") && right != me {
+        // Peers reached through UCX have no load/store address.
+        ck.eq(ctx.ptr(&s, right), None, format_args!("ptr to PE {right} is None through UCX"));
+        ctx.barrier_all()?;
+        ctx.free(s)?;
+        return Ok(());
+    }
     let Some(p) = ctx.ptr(&s, right) else {
         ck.ok(false, format_args!("ptr to PE {right} is None on the mapped transport"));
         return Ok(());

@@ -16,6 +16,7 @@ use crate::ops::lock::HeldLocks;
 use crate::team::TeamTable;
 use crate::transport::local::LocalTransport;
 use crate::transport::notify::WaitPolicy;
+use crate::transport::ucx::UcxTransport;
 use crate::transport::{Transport, TransportTable};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,6 +31,7 @@ pub(crate) struct Runtime {
     pub(crate) heap: SymmetricHeap,
     pub(crate) transports: TransportTable,
     pub(crate) teams: TeamTable,
+    pub(crate) coll: crate::coll::CollConfig,
     /// Number of the next communication context (0 is the default context).
     pub(crate) next_ctx_id: AtomicU32,
     /// Distributed locks this PE holds.
@@ -61,7 +63,9 @@ impl Runtime {
             return Ok(());
         }
         crate::coll::barrier::barrier_all(self, "finalize")?;
-        self.boot().finalize()
+        let mut boot = self.boot();
+        self.heap.finalize_hook(&mut **boot)?;
+        boot.finalize()
     }
 }
 
@@ -146,9 +150,10 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let config = Config::from_env()?;
     let mut boot = bootstrap::from_env()?;
     let (my_pe, n_pes) = (boot.rank(), boot.size());
+    let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
     #[cfg(feature = "cuda")]
-    let (heap, transport, gpu) = {
+    let (heap, transports, gpu) = {
         use crate::gpu::{self, DeviceChoice};
         let choice = match config.device.as_str() {
             "cpu" => DeviceChoice::Cpu,
@@ -165,8 +170,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                     options.statics,
                     UserMemory::Host,
                 )?;
-                let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
-                (heap, local, None)
+                let table = host_transports(&config, &mut *boot, &heap)?;
+                (heap, table, None)
             }
             Some(cuda) => {
                 let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
@@ -188,20 +193,23 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                 g.set_team(0, Some((0, 1, n_pes)))?;
                 g.set_team(1, Some((0, 1, n_pes)))?;
                 let host = LocalTransport::new(heap.bases(), heap.stride());
+                if config.transport == "ucx" {
+                    return Err(Error::Unsupported { call: "init", detail: "RSHMEM_TRANSPORT=ucx does not reach GPU heaps yet".into() });
+                }
                 let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
-                (heap, t, Some(g))
+                (heap, TransportTable::uniform(n_pes, t), Some(g))
             }
         }
     };
     #[cfg(not(feature = "cuda"))]
-    let (heap, transport) = {
+    let (heap, transports) = {
         let heap =
             SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
-        let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
-        (heap, local)
+        let table = host_transports(&config, &mut *boot, &heap)?;
+        (heap, table)
     };
-    let transports = TransportTable::uniform(n_pes, transport);
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
+    let coll = crate::coll::CollConfig { forced, check: config.coll_check };
     let domain = Arc::new(CtxDomain::default_context(&transports));
     let rt = Runtime {
         my_pe,
@@ -211,6 +219,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         heap,
         transports,
         teams,
+        coll,
         next_ctx_id: AtomicU32::new(1),
         locks: HeldLocks::default(),
         #[cfg(feature = "cuda")]
@@ -220,6 +229,31 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
     rt.boot().barrier()?;
     Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default(), domain })
+}
+
+/// The transport table of a host heap: mapped peers through shared memory, the others
+/// through UCX; `RSHMEM_TRANSPORT=ucx` sends every peer but this PE itself through UCX.
+fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap) -> Result<TransportTable> {
+    let n_pes = heap.n_pes();
+    let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
+    // Every peer of a host heap is mapped today (the launcher starts all PEs on one host).
+    let mapped = vec![true; n_pes];
+    let remote: Vec<bool> = (0..n_pes).map(|pe| pe != heap.my_pe() && (config.transport == "ucx" || !mapped[pe])).collect();
+    if config.transport == "local" || !remote.iter().any(|&r| r) {
+        return Ok(TransportTable::uniform(n_pes, local));
+    }
+    let ucx = Arc::new(UcxTransport::new(boot, heap.base(heap.my_pe()), &remote)?);
+    heap.set_segment_hook(boot, ucx.clone())?;
+    let ucx: Arc<dyn Transport> = ucx;
+    Ok(TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()))
+}
+
+/// Puts this PE's number into an init error about an environment variable.
+fn at_pe(e: Error, my_pe: usize) -> Error {
+    match e {
+        Error::InvalidArgument { call, arg, detail, .. } => Error::InvalidArgument { call, arg, detail, pe: my_pe },
+        other => other,
+    }
 }
 
 impl Ctx {

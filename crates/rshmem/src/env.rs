@@ -26,7 +26,11 @@ pub const ENV_TABLE: &[EnvVar] = &[
         default: "32G",
         help: "largest size the symmetric heap may grow to per PE (virtual space is reserved up front; memory is committed on demand)",
     },
-    EnvVar { name: "RSHMEM_MAX_TEAMS", default: "4096", help: "number of team slots (synchronization areas) per PE" },
+    EnvVar {
+        name: "RSHMEM_MAX_TEAMS",
+        default: "4096",
+        help: "number of team slots per PE (each 40 KiB of address space: synchronization words and collective staging, committed only when used)",
+    },
     EnvVar {
         name: "RSHMEM_LOG",
         default: "warn",
@@ -38,7 +42,19 @@ pub const ENV_TABLE: &[EnvVar] = &[
         help: "seconds a wait may block before a warning names the call and PE (0 = never warn)",
     },
     EnvVar { name: "RSHMEM_SPIN", default: "2000", help: "polls a waiting PE spins before it sleeps on a futex" },
-    EnvVar { name: "RSHMEM_COLL_ALGO", default: "auto", help: "force a collective algorithm (see coll::select)" },
+    EnvVar {
+        name: "RSHMEM_COLL_ALGO",
+        default: "auto",
+        help: "force collective algorithms: comma-separated collective=algorithm pairs, e.g. `reduce=ring,broadcast=tree`; \
+               barrier=dissem|dissem:K (radix K), broadcast=direct|tree, fcollect=direct|ring, collect=direct|ring, \
+               alltoall=direct, reduce=oneshot|rsag|ring, reduce_scatter=direct|ring, scan=direct (see coll::select)",
+    },
+    EnvVar {
+        name: "RSHMEM_COLL_CHECK",
+        default: "1 in debug builds, 0 in release builds",
+        help: "1: every collective first checks that all PEs passed the same sizes, root, type, operator and buffers, \
+               and reports the PE that differs; 0: no check",
+    },
     EnvVar {
         name: "RSHMEM_DEVICE",
         default: "auto",
@@ -53,6 +69,11 @@ pub const ENV_TABLE: &[EnvVar] = &[
         name: "RSHMEM_DEVICE_WAIT_TIMEOUT",
         default: "60",
         help: "seconds a device-side wait may spin before it traps with a message naming the call and PE (0: never)",
+    },
+    EnvVar {
+        name: "RSHMEM_TRANSPORT",
+        default: "auto",
+        help: "auto (mapped peers through shared memory, unmapped ones through UCX), local, or ucx (UCX for every pair of distinct PEs; UCX_TLS picks UCX's transports)",
     },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means a single PE" },
@@ -74,14 +95,18 @@ pub struct Config {
     pub wait_warn: Option<Duration>,
     /// Polls before sleeping.
     pub spin: u32,
-    /// Forced collective algorithm, if any.
+    /// Forced collective algorithms, if any (the text of `RSHMEM_COLL_ALGO`).
     pub coll_algo: Option<String>,
+    /// Whether collectives check their arguments across PEs.
+    pub coll_check: bool,
     /// `RSHMEM_DEVICE`: auto, cpu or gpu.
     pub device: String,
     /// Device-side argument checks.
     pub device_debug: bool,
     /// Device waits trap after this many seconds (0: never).
     pub device_wait_timeout: u64,
+    /// `RSHMEM_TRANSPORT`: auto, local or ucx.
+    pub transport: String,
 }
 
 impl Config {
@@ -102,6 +127,19 @@ impl Config {
         let warn = number_var("RSHMEM_WAIT_WARN")?;
         let spin = number_var("RSHMEM_SPIN")? as u32;
         let coll_algo = std::env::var("RSHMEM_COLL_ALGO").ok().filter(|s| !s.is_empty() && s != "auto");
+        let coll_check = match std::env::var("RSHMEM_COLL_CHECK").ok().as_deref().map(str::trim) {
+            None | Some("") => cfg!(debug_assertions),
+            Some("1") => true,
+            Some("0") => false,
+            Some(other) => {
+                return Err(Error::InvalidArgument {
+                    call: "init",
+                    arg: "RSHMEM_COLL_CHECK",
+                    detail: format!("`{other}` is not 0 or 1"),
+                    pe: 0,
+                })
+            }
+        };
         let device = raw("RSHMEM_DEVICE").trim().to_ascii_lowercase();
         if !["auto", "cpu", "gpu"].contains(&device.as_str()) {
             return Err(Error::InvalidArgument {
@@ -111,9 +149,19 @@ impl Config {
                 pe: 0,
             });
         }
+        let transport = raw("RSHMEM_TRANSPORT").trim().to_ascii_lowercase();
+        if !["auto", "local", "ucx"].contains(&transport.as_str()) {
+            return Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_TRANSPORT",
+                detail: format!("`{transport}` is not auto, local or ucx"),
+                pe: 0,
+            });
+        }
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;
         Ok(Config {
+            transport,
             device,
             device_debug,
             device_wait_timeout,
@@ -123,6 +171,7 @@ impl Config {
             wait_warn: (warn > 0).then(|| Duration::from_secs(warn)),
             spin,
             coll_algo,
+            coll_check,
         })
     }
 }

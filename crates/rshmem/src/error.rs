@@ -161,6 +161,16 @@ pub enum Error {
         /// This PE.
         pe: usize,
     },
+    /// A remote-transport (UCX) call failed.
+    #[error("{call}: {detail} (on PE {pe})")]
+    Transport {
+        /// The transport call or rshmem operation.
+        call: &'static str,
+        /// What went wrong (the library's status text, what was being done).
+        detail: String,
+        /// This PE.
+        pe: usize,
+    },
     /// An operating-system call failed.
     #[error("{call}: {source}")]
     Os {

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Layers, top down (see the project guide): the API ([`Ctx`], [`Sym`], [`Team`]); `ops`
-//! (RMA, atomics, signals, locks, contexts, ordering, point-to-point sync); `coll` (collectives) and `team`; `heap` (the
+//! (RMA, atomics, signals, locks, contexts, ordering, point-to-point sync); [`coll`] (collectives) and `team`; `heap` (the
 //! symmetric heap); `transport` (mapped peers); `bootstrap` (launcher rendezvous).
 #![warn(missing_docs)]
 // OpenSHMEM calls carry many arguments (strided RMA, array waits); the API mirrors them.
@@ -35,10 +35,11 @@ pub mod team;
 pub mod transport;
 pub mod types;
 
+pub use coll::{BroadcastAlgo, GatherAlgo, Plan, ReduceAlgo, ReduceScatterAlgo};
 pub use ctx::{init, init_with, Ctx, CtxOptions, InitOptions};
 pub use error::{Error, Result};
 pub use ops::p2p::WaitMode;
 pub use ops::signal::SignalOp;
 pub use sym::Sym;
 pub use team::{Team, TeamConfig};
-pub use types::{BitwiseAmo, Cmp, ExtendedAmo, StandardAmo, SymType, SyncWord, WordType};
+pub use types::{BitwiseAmo, Cmp, ExtendedAmo, ReduceDtype, ReduceOp, ReduceType, StandardAmo, SymType, SyncWord, WordType};

@@ -1,17 +1,19 @@
 //! Teams: ordered sets of PEs `start, start + stride, ...` with their own numbering and
 //! their own synchronization slot in every member's heap.
 //!
-//! A team's slot (see [`crate::heap::layout`]) holds its barrier counters and the scratch
-//! used to create child teams. Slots are agreed at split time: the parent's members OR
+//! A team's slot (see [`crate::heap::layout`]) holds its barrier counters, its collective
+//! synchronization words and the scratch used to create child teams; a staging area per
+//! slot holds data its collectives publish (see [`crate::coll`]). Slots are agreed at split time: the parent's members OR
 //! their used-slot masks together and each new team takes the lowest free slot, so there
 //! is no fixed small limit on teams (`RSHMEM_MAX_TEAMS` slots, 4096 by default, may be
 //! live at once; handles are never reused, so a destroyed team is always recognized).
 
+use crate::coll::session::{BarrierState, TeamCollState};
 use crate::ctx::{Ctx, Runtime};
 use crate::error::{Error, Result, TeamNote};
 use crate::heap::layout::TEAM_SLOT;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// A team handle. Copyable; valid on the PEs that are members.
@@ -64,13 +66,15 @@ pub struct TeamInfo {
     pub slot: usize,
     /// Configuration given at creation.
     pub config: TeamConfig,
-    /// Barriers completed (the next barrier's epoch is this plus one).
-    pub(crate) barrier_epoch: AtomicU64,
+    /// Barrier bookkeeping (radix, counter targets).
+    pub(crate) barrier: Mutex<BarrierState>,
+    /// Collective bookkeeping (sequence number, arrivals, staging use).
+    pub(crate) coll: Mutex<TeamCollState>,
 }
 
 impl TeamInfo {
     fn new(start: usize, stride: usize, size: usize, my_index: usize, slot: usize, config: TeamConfig) -> TeamInfo {
-        TeamInfo { start, stride, size, my_index, slot, config, barrier_epoch: AtomicU64::new(0) }
+        TeamInfo { start, stride, size, my_index, slot, config, barrier: Mutex::default(), coll: Mutex::default() }
     }
 
     /// World PE of team member `i`.
@@ -117,7 +121,7 @@ impl TeamTable {
 }
 
 /// Per-member record written into the parent's slot scratch during a split.
-const SPLIT_SCRATCH: usize = 2048;
+const SPLIT_SCRATCH: usize = crate::heap::layout::SLOT_SPLIT;
 const RECORD_WORDS: usize = 8;
 
 /// Most team slots (`RSHMEM_MAX_TEAMS`) a split can handle: each member's record carries

@@ -1,46 +1,82 @@
-//! Dissemination barrier over a team's slot.
+//! Dissemination barrier with radix k over a team's slot.
 //!
-//! Round `r` of barrier number `e`: add 1 to the round-`r` counter of member
-//! `(me + 2^r) mod n`, then wait until this PE's own round-`r` counter reaches `e`.
-//! Counters only grow, so back-to-back barriers need no reset.
+//! Round `r` (distance `d = k^r`, while `d < n`): this PE adds 1 to the round-`r` counter
+//! of members `me + j*d (mod n)` for `j = 1 .. k-1` with `j*d < n`, then waits until its
+//! own round-`r` counter has received as many increments, in total over all barriers so
+//! far, as it has sent in round `r` (the receivers of round `r` are exactly the senders,
+//! mirrored). After round `r` a PE has heard, directly or through others, from the
+//! `k^(r+1) - 1` members before it, so after `ceil(log_k n)` rounds from all of them.
+//! Counters only grow, so back-to-back barriers need no reset: an increment that belongs
+//! to the next barrier arriving early carries strictly more information (its sender has
+//! completed this barrier). Radix 2 is the classic barrier (log2 n rounds, one signal
+//! each); radix n is a flat barrier (one round, n - 1 signals). The radix comes from the
+//! decision tree ([`crate::coll::select::barrier_radix`]) once per team.
 
 use crate::ctx::{Ctx, Runtime};
 use crate::error::{Error, Result};
+use crate::heap::layout::SLOT_BARRIER;
 use crate::team::{Team, TeamInfo};
 use crate::transport::notify::{self, WaitOutcome};
 use crate::transport::AmoOp;
-use std::sync::atomic::Ordering;
 
-/// Most rounds a barrier can have (2^64 PEs).
+/// Most rounds a barrier can have (radix 2 and 2^64 PEs).
 const MAX_ROUNDS: usize = 64;
 
 /// Barrier over the members of `t`, without quiet (a sync).
 pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Result<()> {
-    if t.size <= 1 {
+    let n = t.size;
+    if n <= 1 {
         return Ok(());
     }
-    let epoch = t.barrier_epoch.fetch_add(1, Ordering::Relaxed) + 1;
-    let slot = rt.heap.sys().team_slot(t.slot);
+    let mut st = t.barrier.lock().unwrap_or_else(|p| p.into_inner());
+    if st.radix == 0 {
+        let mapped = (0..n).all(|i| {
+            let pe = t.world_pe(i);
+            rt.to(pe).direct_address(pe, 0).is_some()
+        });
+        st.radix = super::select::barrier_radix(&rt.coll.forced, n, mapped);
+        st.targets = vec![0; MAX_ROUNDS];
+    }
+    let radix = st.radix;
+    let slot = rt.heap.sys().team_slot(t.slot) + SLOT_BARRIER;
     let me = rt.my_pe;
+    let local = rt.to(me);
     let mut dist = 1usize;
     let mut round = 0usize;
-    while dist < t.size {
-        debug_assert!(round < MAX_ROUNDS);
+    while dist < n {
         let flag = slot + round * 8;
-        let partner = t.world_pe((t.my_index + dist) % t.size);
-        rt.to(partner).amo(partner, flag, 8, AmoOp::FetchAdd, 1, 0);
-        let local = rt.to(me);
+        let mut sent = 0u64;
+        for j in 1..radix {
+            let d = match j.checked_mul(dist) {
+                Some(d) if d < n => d,
+                _ => break,
+            };
+            let partner = t.world_pe((t.my_index + d) % n);
+            rt.to(partner).amo(partner, flag, 8, AmoOp::FetchAdd, 1, 0);
+            sent += 1;
+        }
+        st.targets[round] += sent;
+        let target = st.targets[round];
         let outcome = notify::wait_until(
             rt.heap.base(me),
             rt.wait_policy(None),
-            || local.load_word(me, flag, 8) >= epoch,
-            || format!("{call} on PE {me} (round {round}, waiting for PE {})", t.world_pe((t.my_index + t.size - dist) % t.size)),
+            || local.load_word(me, flag, 8) >= target,
+            || {
+                format!(
+                    "{call} on PE {me} (barrier round {round} of radix {radix}, waiting for PE {})",
+                    t.world_pe((t.my_index + n - dist) % n)
+                )
+            },
         );
         if outcome == WaitOutcome::TimedOut {
             return Err(Error::Timeout { call, what: "the barrier".into(), secs: 0.0, pe: me });
         }
-        dist *= 2;
         round += 1;
+        dist = match dist.checked_mul(radix) {
+            Some(d) => d,
+            None => break,
+        };
+        debug_assert!(round < MAX_ROUNDS);
     }
     Ok(())
 }

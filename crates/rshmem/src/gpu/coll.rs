@@ -37,14 +37,24 @@ fn op_code(op: ReduceOp) -> i32 {
 }
 
 impl Ctx {
-    fn stream_coll_check<T: SymType>(&self, call: &'static str, team: Team, arrays: &[(&Sym<T>, &'static str, usize)]) -> Result<(i32, usize)> {
+    fn stream_coll_check<T: SymType>(
+        &self,
+        call: &'static str,
+        team: Team,
+        arrays: &[(&Sym<T>, &'static str, usize)],
+    ) -> Result<(i32, usize)> {
         let t = self.team_info(call, team)?;
         if self.gpu().is_none() {
             return Err(Error::Unsupported { call, detail: "on-stream collectives need GPU PEs".into() });
         }
         for (s, arg, need) in arrays {
             if s.len() < *need {
-                return Err(Error::InvalidArgument { call, arg, detail: format!("has {} elements, the collective needs {need}", s.len()), pe: self.my_pe() });
+                return Err(Error::InvalidArgument {
+                    call,
+                    arg,
+                    detail: format!("has {} elements, the collective needs {need}", s.len()),
+                    pe: self.my_pe(),
+                });
             }
         }
         Ok((t.slot as i32, t.size))
@@ -52,36 +62,92 @@ impl Ctx {
 
     /// Enqueues an all-reduce of `nelems` elements over `team` on `stream`: every member's
     /// `dest` receives `op` over all members' `source` (OpenSHMEM `reduce`).
-    pub fn reduce_on_stream<T: DeviceReduceType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize, op: ReduceOp, stream: &Stream) -> Result<()> {
+    pub fn reduce_on_stream<T: DeviceReduceType>(
+        &self,
+        team: Team,
+        dest: &Sym<T>,
+        source: &Sym<T>,
+        nelems: usize,
+        op: ReduceOp,
+        stream: &Stream,
+    ) -> Result<()> {
         const CALL: &str = "reduce_on_stream";
         if op.is_bitwise() && !T::BITWISE {
-            return Err(Error::InvalidArgument { call: CALL, arg: "op", detail: format!("{} is not defined for {}", op.name(), T::NAME), pe: self.my_pe() });
+            return Err(Error::InvalidArgument {
+                call: CALL,
+                arg: "op",
+                detail: format!("{} is not defined for {}", op.name(), T::NAME),
+                pe: self.my_pe(),
+            });
         }
         let (slot, _) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems)])?;
-        let args = [A::I32(slot), A::U64(dest.addr() as u64), A::U64(source.addr() as u64), A::U64(nelems as u64), A::I32(T::CODE), A::I32(op_code(op)), A::I32(0)];
+        let args = [
+            A::I32(slot),
+            A::U64(dest.addr() as u64),
+            A::U64(source.addr() as u64),
+            A::U64(nelems as u64),
+            A::I32(T::CODE),
+            A::I32(op_code(op)),
+            A::I32(0),
+        ];
         self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_reduce", stream, &args)
     }
 
     /// Enqueues a reduce-scatter: member `i`'s `dest[..nelems]` receives `op` over all
     /// members' `source[i * nelems..(i + 1) * nelems]`.
-    pub fn reduce_scatter_on_stream<T: DeviceReduceType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize, op: ReduceOp, stream: &Stream) -> Result<()> {
+    pub fn reduce_scatter_on_stream<T: DeviceReduceType>(
+        &self,
+        team: Team,
+        dest: &Sym<T>,
+        source: &Sym<T>,
+        nelems: usize,
+        op: ReduceOp,
+        stream: &Stream,
+    ) -> Result<()> {
         const CALL: &str = "reduce_scatter_on_stream";
         if op.is_bitwise() && !T::BITWISE {
-            return Err(Error::InvalidArgument { call: CALL, arg: "op", detail: format!("{} is not defined for {}", op.name(), T::NAME), pe: self.my_pe() });
+            return Err(Error::InvalidArgument {
+                call: CALL,
+                arg: "op",
+                detail: format!("{} is not defined for {}", op.name(), T::NAME),
+                pe: self.my_pe(),
+            });
         }
         let size = self.team_n_pes(team)?;
         let (slot, _) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems * size)])?;
-        let args = [A::I32(slot), A::U64(dest.addr() as u64), A::U64(source.addr() as u64), A::U64(nelems as u64), A::I32(T::CODE), A::I32(op_code(op)), A::I32(1)];
+        let args = [
+            A::I32(slot),
+            A::U64(dest.addr() as u64),
+            A::U64(source.addr() as u64),
+            A::U64(nelems as u64),
+            A::I32(T::CODE),
+            A::I32(op_code(op)),
+            A::I32(1),
+        ];
         self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_reduce", stream, &args)
     }
 
     /// Enqueues a broadcast of `nelems` elements from member `root`'s `source` into every
     /// member's `dest`.
-    pub fn broadcast_on_stream<T: SymType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize, root: usize, stream: &Stream) -> Result<()> {
+    pub fn broadcast_on_stream<T: SymType>(
+        &self,
+        team: Team,
+        dest: &Sym<T>,
+        source: &Sym<T>,
+        nelems: usize,
+        root: usize,
+        stream: &Stream,
+    ) -> Result<()> {
         const CALL: &str = "broadcast_on_stream";
         let (slot, size) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems)])?;
         if root >= size {
-            return Err(Error::PeOutOfRange { call: CALL, arg: "root", pe: root as i64, n_pes: size, team: crate::error::TeamNote(Some(team.raw())) });
+            return Err(Error::PeOutOfRange {
+                call: CALL,
+                arg: "root",
+                pe: root as i64,
+                n_pes: size,
+                team: crate::error::TeamNote(Some(team.raw())),
+            });
         }
         let bytes = (nelems * std::mem::size_of::<T>()) as u64;
         let args = [A::I32(slot), A::U64(dest.addr() as u64), A::U64(source.addr() as u64), A::U64(bytes), A::I32(root as i32)];

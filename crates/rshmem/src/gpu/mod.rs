@@ -10,7 +10,7 @@
 //! (`rshmem_state`: PE numbers, heap and peer bases, teams) into each module. The state is
 //! rewritten into every live module when the heap grows.
 
-// (pending ReduceOp) pub mod coll;
+pub mod coll;
 pub mod cuda;
 pub mod memory;
 pub mod nvrtc;

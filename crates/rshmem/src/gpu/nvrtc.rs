@@ -90,7 +90,14 @@ fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: u
     // lengths passed; the program is destroyed below on every path.
     unsafe {
         nvrtc_check(
-            sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), headers.len() as i32, headers.as_ptr(), include_names.as_ptr()),
+            sys::nvrtcCreateProgram(
+                &mut prog,
+                c_src.as_ptr(),
+                c_name.as_ptr(),
+                headers.len() as i32,
+                headers.as_ptr(),
+                include_names.as_ptr(),
+            ),
             "nvrtcCreateProgram",
             pe,
         )?;

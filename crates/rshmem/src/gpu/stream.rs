@@ -6,9 +6,9 @@ use super::cuda::Stream;
 use super::KernelArg;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::ops::signal::SignalOp;
 use crate::sym::Sym;
 use crate::team::Team;
-use crate::ops::signal::SignalOp;
 use crate::types::{Cmp, SymType};
 
 impl Ctx {
@@ -47,7 +47,11 @@ impl Ctx {
         g.cuda.bind()?;
         match op {
             SignalOp::Set => stream.write_value64(g.peer_address(addr as u64, pe), value),
-            SignalOp::Add => g.launch_builtin("rshmemi_stream_signal", Some(stream), &[KernelArg::U64(addr as u64), KernelArg::U64(value), KernelArg::I32(1), KernelArg::I32(pe as i32)]),
+            SignalOp::Add => g.launch_builtin(
+                "rshmemi_stream_signal",
+                Some(stream),
+                &[KernelArg::U64(addr as u64), KernelArg::U64(value), KernelArg::I32(1), KernelArg::I32(pe as i32)],
+            ),
         }
     }
 

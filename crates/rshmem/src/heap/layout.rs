@@ -1,10 +1,32 @@
 //! Layout of the runtime's own area at the start of every PE's heap.
 //!
 //! ```text
-//! offset 0        header: wake sequence (u32), wake flag (u32, armed by sleepers), reserved to 4 KiB
-//! offset 4096     team slots: max_teams x TEAM_SLOT bytes (barrier flags, scratch)
+//! offset 0                      header: wake sequence (u32), wake flag (u32, armed by sleepers), reserved to 4 KiB
+//! offset 4096                   team slots: max_teams x TEAM_SLOT bytes (synchronization words)
+//! 4096 + max_teams*TEAM_SLOT    team staging: max_teams x TEAM_STAGE bytes (collective scratch)
 //! ```
 //! Every PE uses the same layout, so a slot's offset names the same slot on all PEs.
+//!
+//! One team slot (`TEAM_SLOT` = 8 KiB; zeroed when its team is destroyed):
+//!
+//! ```text
+//! 0     SLOT_BARRIER   64 x u64   dissemination-barrier round counters (peers add 1)
+//! 512   SLOT_PROGRESS  u64        what this PE has published in the current collective
+//! 576   SLOT_CONSUMED  u64        how far this PE has read its peers' data
+//! 640   SLOT_ARRIVE    u64        pushes that arrived in this PE's buffers (peers add 1)
+//! 704   SLOT_STEP_IN   u64        ring step signal, written by the left neighbour only
+//! 768   SLOT_INFO      u64        a value published with PROGRESS (collect: this PE's size)
+//! 1024  SLOT_CHECK     2 x 128 B  argument descriptors of the debug argument check
+//! 2048  SLOT_SPLIT     ...        per-member records of a team split (team.rs)
+//! ```
+//! Each word sits on its own 64-byte line so that peers polling one word do not disturb
+//! writers of another. PROGRESS and CONSUMED hold `(collective sequence << 24) | step`
+//! and only grow (see `coll` for the protocol).
+//!
+//! One team staging area (`TEAM_STAGE` = 2 sets of `STAGE_SET` bytes, never zeroed): data
+//! a PE publishes for its peers to read (small broadcasts, small all-reduces, ring
+//! partial sums), so that it can return without waiting for its readers. Only the owner
+//! writes its staging area. Pages are committed only when touched.
 
 use super::align_up;
 
@@ -16,6 +38,30 @@ pub const HEADER: usize = 4096;
 pub const WAKE_SEQ: usize = 0;
 /// Offset of the wake flag in the header (non-zero while a sleeper may need a wake).
 pub const WAITERS: usize = 4;
+
+/// Offset in a team slot of the barrier round counters (64 u64 words).
+pub const SLOT_BARRIER: usize = 0;
+/// Offset in a team slot of the PROGRESS word.
+pub const SLOT_PROGRESS: usize = 512;
+/// Offset in a team slot of the CONSUMED word.
+pub const SLOT_CONSUMED: usize = 576;
+/// Offset in a team slot of the ARRIVE counter.
+pub const SLOT_ARRIVE: usize = 640;
+/// Offset in a team slot of the ring STEP_IN word.
+pub const SLOT_STEP_IN: usize = 704;
+/// Offset in a team slot of the INFO word.
+pub const SLOT_INFO: usize = 768;
+/// Offset in a team slot of the two argument-check descriptors.
+pub const SLOT_CHECK: usize = 1024;
+/// Bytes of one argument-check descriptor (16 u64 words).
+pub const CHECK_BYTES: usize = 128;
+/// Offset in a team slot of the team-split records.
+pub const SLOT_SPLIT: usize = 2048;
+
+/// Bytes of one staging set.
+pub const STAGE_SET: usize = 16 << 10;
+/// Bytes of staging per team (two sets, used alternately).
+pub const TEAM_STAGE: usize = 2 * STAGE_SET;
 
 /// Where things are in the runtime area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,12 +75,33 @@ pub struct SysLayout {
 impl SysLayout {
     /// The layout for `max_teams` team slots.
     pub fn new(max_teams: usize) -> SysLayout {
-        SysLayout { size: align_up(HEADER + max_teams * TEAM_SLOT, super::SEGMENT_ALIGN), max_teams }
+        SysLayout { size: align_up(HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE), super::SEGMENT_ALIGN), max_teams }
     }
 
     /// Offset (from a heap base) of team slot `slot`.
     pub fn team_slot(&self, slot: usize) -> usize {
         assert!(slot < self.max_teams, "team slot {slot} out of range");
         HEADER + slot * TEAM_SLOT
+    }
+
+    /// Offset (from a heap base) of the staging area of team slot `slot`.
+    pub fn team_stage(&self, slot: usize) -> usize {
+        assert!(slot < self.max_teams, "team slot {slot} out of range");
+        HEADER + self.max_teams * TEAM_SLOT + slot * TEAM_STAGE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn areas_do_not_overlap() {
+        let l = SysLayout::new(4);
+        assert_eq!(l.team_slot(0), HEADER);
+        assert_eq!(l.team_stage(0), l.team_slot(3) + TEAM_SLOT);
+        assert!(l.team_stage(3) + TEAM_STAGE <= l.size);
+        const { assert!(SLOT_CHECK + 2 * CHECK_BYTES <= SLOT_SPLIT) };
+        const { assert!(SLOT_BARRIER + 64 * 8 <= SLOT_PROGRESS) };
     }
 }

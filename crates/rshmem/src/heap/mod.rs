@@ -66,6 +66,19 @@ pub enum UserMemory {
     Device(Arc<crate::gpu::memory::DeviceHeap>),
 }
 
+/// A transport that must learn of every piece of this PE's heap (to register it for
+/// remote access): told of the segments present when it is installed
+/// ([`SymmetricHeap::set_segment_hook`]) and of each segment added later, inside the
+/// collective allocation that adds it (so it may exchange keys through the bootstrap).
+pub trait SegmentHook: Send + Sync {
+    /// Collective: `len` bytes at `offset` from every PE's heap base are now mapped.
+    fn segment_added(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()>;
+    /// Collective, at finalize before the bootstrap says goodbye: finish remote traffic.
+    fn finalize(&self, boot: &mut dyn Bootstrap) -> Result<()>;
+    /// The heap is being unmapped: stop touching its memory (progress threads end here).
+    fn heap_closing(&self);
+}
+
 /// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
 type AllocTable = Vec<(usize, usize)>;
 
@@ -83,6 +96,7 @@ pub struct SymmetricHeap {
     reservation: Reservation,
     state: Mutex<HeapState>,
     table: ArcSwap<AllocTable>,
+    hook: Mutex<Option<Arc<dyn SegmentHook>>>,
 }
 
 struct HeapState {
@@ -137,6 +151,7 @@ impl SymmetricHeap {
             reservation,
             state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
             table: ArcSwap::from_pointee(Vec::new()),
+            hook: Mutex::new(None),
         };
         heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
         let first = Segment { offset: sys.size, len: initial_user };
@@ -151,10 +166,45 @@ impl SymmetricHeap {
         Ok(heap)
     }
 
+    /// Collective: installs `hook`, telling it of every segment mapped now (runtime area,
+    /// user segments, static data); later segments are reported as they are added.
+    /// Only host heaps take a hook.
+    pub fn set_segment_hook(&self, boot: &mut dyn Bootstrap, hook: Arc<dyn SegmentHook>) -> Result<()> {
+        if self.is_device() {
+            return Err(Error::Unsupported { call: "init", detail: "remote transports do not reach GPU heaps yet".into() });
+        }
+        let st = self.state.lock().expect("heap lock");
+        hook.segment_added(boot, 0, self.sys.size)?;
+        for seg in &st.segments {
+            hook.segment_added(boot, seg.offset, seg.len)?;
+        }
+        if let Some((_, len)) = self.statics {
+            hook.segment_added(boot, self.static_offset(), len)?;
+        }
+        *self.hook.lock().expect("hook lock") = Some(hook);
+        Ok(())
+    }
+
+    /// Collective: lets the segment hook, if any, finish its remote traffic.
+    pub fn finalize_hook(&self, boot: &mut dyn Bootstrap) -> Result<()> {
+        let hook = self.hook.lock().expect("hook lock").clone();
+        match hook {
+            Some(h) => h.finalize(boot),
+            None => Ok(()),
+        }
+    }
+
     /// Maps a new piece of the user heap (offsets from the heap base) on every PE.
     fn add_user_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
         match &self.user {
-            UserMemory::Host => self.add_segment(boot, seg),
+            UserMemory::Host => {
+                self.add_segment(boot, seg)?;
+                let hook = self.hook.lock().expect("hook lock").clone();
+                match hook {
+                    Some(h) => h.segment_added(boot, seg.offset, seg.len),
+                    None => Ok(()),
+                }
+            }
             #[cfg(feature = "cuda")]
             UserMemory::Device(d) => d.add(boot, seg.offset - self.sys.size, seg.len),
         }
@@ -404,6 +454,14 @@ impl SymmetricHeap {
 
     fn publish(&self, st: &HeapState) {
         self.table.store(Arc::new(st.alloc.allocations().collect()));
+    }
+}
+
+impl Drop for SymmetricHeap {
+    fn drop(&mut self) {
+        if let Some(h) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            h.heap_closing();
+        }
     }
 }
 

@@ -91,6 +91,17 @@ impl Transport for LocalTransport {
     }
 
     #[inline]
+    fn copy(&self, dst_pe: usize, dst_offset: usize, src_pe: usize, src_offset: usize, len: usize) {
+        let dst = self.addr(dst_pe, dst_offset, len);
+        let src = self.addr(src_pe, src_offset, len);
+        // SAFETY: both ranges lie in mapped heaps (the ops layer checked the offsets against
+        // the symmetric allocations, `addr` against the stride); `copy` (memmove) is right
+        // even when the ranges overlap.
+        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+        notify::wake(self.bases[dst_pe]);
+    }
+
+    #[inline]
     fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
         let a = self.addr(pe, offset, width);
         with_atomic!(width, a, |w, T| w.store(value as T, Ordering::Release));

@@ -8,6 +8,7 @@
 
 pub mod local;
 pub mod notify;
+pub mod ucx;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -42,6 +43,15 @@ pub trait Transport: Send + Sync + Debug {
     fn put(&self, pe: usize, offset: usize, src: &[u8]);
     /// Copies `dst.len()` bytes from `pe`'s heap at `offset` into `dst`.
     fn get(&self, pe: usize, offset: usize, dst: &mut [u8]);
+    /// Copies `len` bytes from `src_pe`'s heap at `src_offset` to `dst_pe`'s heap at
+    /// `dst_offset` (one of them is normally this PE; the collectives move symmetric
+    /// data this way without a bounce through a local buffer). The default goes through
+    /// a temporary buffer with `get` and `put`.
+    fn copy(&self, dst_pe: usize, dst_offset: usize, src_pe: usize, src_offset: usize, len: usize) {
+        let mut buf = vec![0u8; len];
+        self.get(src_pe, src_offset, &mut buf);
+        self.put(dst_pe, dst_offset, &buf);
+    }
     /// Atomic store of a `width`-byte word (used by p, signal set).
     fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64);
     /// Atomic load of a `width`-byte word.
@@ -90,6 +100,11 @@ impl TransportTable {
     /// A table that sends every PE through `t`.
     pub fn uniform(n_pes: usize, t: Arc<dyn Transport>) -> TransportTable {
         TransportTable { by_pe: vec![t; n_pes] }
+    }
+
+    /// A table with `by_pe[pe]` serving `pe`.
+    pub fn new(by_pe: Vec<Arc<dyn Transport>>) -> TransportTable {
+        TransportTable { by_pe }
     }
 
     /// The transport serving `pe`.

@@ -11,11 +11,28 @@
 use crate::heap::layout::{WAITERS, WAKE_SEQ};
 use crate::heap::words::shared;
 use rustix::thread::futex;
-use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Longest single futex sleep; a store that bypassed the API is seen within this.
+/// Longest single futex sleep by default; a store that bypassed the API is seen within this.
 const SLEEP_SLICE: Duration = Duration::from_millis(20);
+
+/// The sleep slice in force, in nanoseconds (0: [`SLEEP_SLICE`]).
+static SLICE_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Shortens (or restores) the longest futex sleep of every wait in this process: a
+/// transport whose stores arrive without a wake (a remote transport's) sets it, so that
+/// waiters notice those stores within `slice`.
+pub fn set_sleep_slice(slice: Duration) {
+    SLICE_NS.store(slice.as_nanos().clamp(1, u64::MAX as u128) as u64, Ordering::Relaxed);
+}
+
+fn sleep_slice() -> Duration {
+    match SLICE_NS.load(Ordering::Relaxed) {
+        0 => SLEEP_SLICE,
+        ns => Duration::from_nanos(ns),
+    }
+}
 
 /// The wake words in the header of the heap whose base is `heap_base`.
 struct WakeWords {
@@ -64,8 +81,10 @@ pub struct WaitPolicy {
     pub warn_after: Option<Duration>,
 }
 
-/// Waits until `ready()` holds for the heap at `my_heap_base`, spinning, then sleeping.
-/// `describe` names what is waited for in the hang warning.
+/// Waits until `ready()` holds, spinning, then sleeping on the futex of the heap at
+/// `my_heap_base`: the heap that holds the watched words (this PE's, or a mapped peer's,
+/// as the collectives do when they watch a peer's progress word; stores into a heap wake
+/// that heap's waiters). `describe` names what is waited for in the hang warning.
 pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut() -> bool, describe: impl Fn() -> String) -> WaitOutcome {
     for i in 0..policy.spin {
         if ready() {
@@ -91,7 +110,7 @@ pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut
             // one later store pays for a needless wake.
             return WaitOutcome::Ready;
         }
-        let mut slice = SLEEP_SLICE;
+        let mut slice = sleep_slice();
         if let Some(d) = policy.deadline {
             slice = slice.min(d.saturating_duration_since(Instant::now()));
         }

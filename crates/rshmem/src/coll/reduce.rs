@@ -1,0 +1,278 @@
+//! Reductions: all-reduce (`reduce`), reduce-scatter, and the sum scans, over the
+//! reduction type table ([`crate::types::ReduceType`]) and operators
+//! ([`crate::types::ReduceOp`]; AND/OR/XOR only on integers).
+//!
+//! * `reduce(team, dest, source, nreduce, op)`: every member's `dest[i]` is the `op` of
+//!   all members' `source[i]` (OpenSHMEM `shmem_TYPENAME_OP_reduce`). `dest` and `source`
+//!   may be the same buffer; partial overlap is an error. Algorithms:
+//!   [one-shot](super::reduce_oneshot), [reduce-scatter + all-gather](super::reduce_rsag),
+//!   [ring](super::reduce_ring), chosen by [`super::select::reduce`].
+//! * `reduce_scatter(team, dest, source, nreduce, op)`: `source` holds `n` blocks of
+//!   `nreduce` elements; member `i`'s `dest` (`nreduce` elements) is the `op` of block `i`
+//!   of every member's `source` (NVSHMEM `reducescatter`). Buffers must not overlap.
+//!   Algorithms: [direct](super::reduce_scatter_direct) and [ring](super::reduce_ring).
+//! * `sum_inscan` / `sum_exscan`: member `i`'s `dest` is the sum of `source` over members
+//!   `0..=i` / `0..i` (zero on member 0), OpenSHMEM 1.6. In place allowed. Algorithm:
+//!   [direct](super::scan).
+//!
+//! The order in which contributions are combined is documented in [`crate::coll`].
+
+use super::select::{self, ReduceAlgo, ReduceScatterAlgo, Shape};
+use super::session::{show_algo, show_dtype, show_num, show_offset, show_op, Kind, Session};
+use super::{
+    bytes_of, overlap, overlap_error, reduce_oneshot, reduce_ring, reduce_rsag, reduce_scatter_direct, scan, sym_range, Overlap,
+    PIECE_BYTES,
+};
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::sym::Sym;
+use crate::team::Team;
+use crate::types::{ReduceDtype, ReduceOp, ReduceType};
+
+impl Ctx {
+    /// All-reduce: `dest[i]` on every member of `team` becomes `op` over every member's
+    /// `source[i]`, for `i < nreduce` (OpenSHMEM `shmem_TYPENAME_OP_reduce`). `dest` may
+    /// be `source` (in place). Collective.
+    pub fn reduce<T: ReduceType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nreduce: usize, op: ReduceOp) -> Result<()> {
+        self.reduce_typed::<T>(team, dest.addr(), source.addr(), nreduce, op)
+    }
+
+    /// Address form of [`Ctx::reduce`] with the element type given by tag (the C ABI).
+    pub fn reduce_addr(
+        &self,
+        team: Team,
+        dest_addr: usize,
+        src_addr: usize,
+        nreduce: usize,
+        dtype: ReduceDtype,
+        op: ReduceOp,
+    ) -> Result<()> {
+        crate::with_reduce_type!(dtype, T => self.reduce_typed::<T>(team, dest_addr, src_addr, nreduce, op))
+    }
+
+    /// Reduce-scatter: member `i`'s `dest` (`nreduce` elements) becomes `op` over block `i`
+    /// (elements `i*nreduce ..`) of every member's `source` (`n * nreduce` elements).
+    pub fn reduce_scatter<T: ReduceType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nreduce: usize, op: ReduceOp) -> Result<()> {
+        self.reduce_scatter_typed::<T>(team, dest.addr(), source.addr(), nreduce, op)
+    }
+
+    /// Address form of [`Ctx::reduce_scatter`].
+    pub fn reduce_scatter_addr(
+        &self,
+        team: Team,
+        dest_addr: usize,
+        src_addr: usize,
+        nreduce: usize,
+        dtype: ReduceDtype,
+        op: ReduceOp,
+    ) -> Result<()> {
+        crate::with_reduce_type!(dtype, T => self.reduce_scatter_typed::<T>(team, dest_addr, src_addr, nreduce, op))
+    }
+
+    /// Inclusive prefix sum: member `i`'s `dest` becomes the sum of `source` over members
+    /// `0..=i` (OpenSHMEM 1.6 `shmem_TYPENAME_sum_inscan`). In place allowed.
+    pub fn sum_inscan<T: ReduceType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize) -> Result<()> {
+        self.scan_typed::<T>(team, dest.addr(), source.addr(), nelems, false)
+    }
+
+    /// Exclusive prefix sum: member `i`'s `dest` becomes the sum of `source` over members
+    /// `0..i`, zero on member 0 (OpenSHMEM 1.6 `shmem_TYPENAME_sum_exscan`).
+    pub fn sum_exscan<T: ReduceType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize) -> Result<()> {
+        self.scan_typed::<T>(team, dest.addr(), source.addr(), nelems, true)
+    }
+
+    /// Address form of the sum scans (`exclusive`: exscan).
+    pub fn sum_scan_addr(
+        &self,
+        team: Team,
+        dest_addr: usize,
+        src_addr: usize,
+        nelems: usize,
+        dtype: ReduceDtype,
+        exclusive: bool,
+    ) -> Result<()> {
+        crate::with_reduce_type!(dtype, T => self.scan_typed::<T>(team, dest_addr, src_addr, nelems, exclusive))
+    }
+
+    fn reduce_typed<T: ReduceType>(&self, team: Team, dest: usize, src: usize, nreduce: usize, op: ReduceOp) -> Result<()> {
+        const CALL: &str = "reduce";
+        let rt = &*self.rt;
+        let t = self.team_info(CALL, team)?;
+        let (me, n) = (rt.my_pe, t.size);
+        let sz = std::mem::size_of::<T>();
+        let local = (|| {
+            supports::<T>(CALL, op, me)?;
+            let nbytes = bytes_of(CALL, "nreduce", nreduce, sz, me)?;
+            let d = sym_range(rt, CALL, "dest", dest, nbytes)?;
+            let s = sym_range(rt, CALL, "source", src, nbytes)?;
+            if overlap(d, nbytes, s, nbytes) == Overlap::Partial {
+                return Err(overlap_error(CALL, "dest and source overlap partly (they must be the same buffer or disjoint)", me));
+            }
+            Ok((d, s))
+        })();
+        let mut s = Session::begin(rt, &t, CALL);
+        let mapped = s.mapped();
+        let nbytes = nreduce.saturating_mul(sz);
+        let algo = select::reduce(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped });
+        let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
+        s.check(
+            Kind::Reduce,
+            &[
+                ("type", T::DTYPE as u64, show_dtype),
+                ("op", op as u64, show_op),
+                ("nreduce", nreduce as u64, show_num),
+                ("dest", d as u64, show_offset),
+                ("source", so as u64, show_offset),
+                ("algorithm", algo as u64, show_algo),
+            ],
+            local.is_ok(),
+        )?;
+        let (d, so) = local?;
+        if nreduce == 0 {
+            return Ok(());
+        }
+        if n == 1 {
+            s.copy(0, d, 0, so, nbytes);
+            return Ok(());
+        }
+        tracing::trace!(team = team.raw(), nreduce, ty = T::NAME, ?op, ?algo, "reduce");
+        match algo {
+            ReduceAlgo::OneShot => reduce_oneshot::run::<T>(&mut s, d, so, nreduce, op),
+            ReduceAlgo::RsAg => reduce_rsag::run::<T>(&mut s, d, so, nreduce, op),
+            ReduceAlgo::Ring => reduce_ring::allreduce::<T>(&mut s, d, so, nreduce, op),
+        }
+    }
+
+    fn reduce_scatter_typed<T: ReduceType>(&self, team: Team, dest: usize, src: usize, nreduce: usize, op: ReduceOp) -> Result<()> {
+        const CALL: &str = "reduce_scatter";
+        let rt = &*self.rt;
+        let t = self.team_info(CALL, team)?;
+        let (me, n) = (rt.my_pe, t.size);
+        let sz = std::mem::size_of::<T>();
+        let local = (|| {
+            supports::<T>(CALL, op, me)?;
+            let nbytes = bytes_of(CALL, "nreduce", nreduce, sz, me)?;
+            let total = bytes_of(CALL, "nreduce", nbytes, n, me)?;
+            let d = sym_range(rt, CALL, "dest", dest, nbytes)?;
+            let s = sym_range(rt, CALL, "source", src, total)?;
+            if overlap(d, nbytes, s, total) != Overlap::Disjoint {
+                return Err(overlap_error(CALL, "dest and source overlap", me));
+            }
+            Ok((d, s))
+        })();
+        let mut s = Session::begin(rt, &t, CALL);
+        let mapped = s.mapped();
+        let nbytes = nreduce.saturating_mul(sz);
+        let algo = select::reduce_scatter(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped });
+        let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
+        s.check(
+            Kind::ReduceScatter,
+            &[
+                ("type", T::DTYPE as u64, show_dtype),
+                ("op", op as u64, show_op),
+                ("nreduce", nreduce as u64, show_num),
+                ("dest", d as u64, show_offset),
+                ("source", so as u64, show_offset),
+                ("algorithm", algo as u64, show_algo),
+            ],
+            local.is_ok(),
+        )?;
+        let (d, so) = local?;
+        if nreduce == 0 {
+            return Ok(());
+        }
+        if n == 1 {
+            s.copy(0, d, 0, so, nbytes);
+            return Ok(());
+        }
+        tracing::trace!(team = team.raw(), nreduce, ty = T::NAME, ?op, ?algo, "reduce_scatter");
+        match algo {
+            ReduceScatterAlgo::Direct => reduce_scatter_direct::run::<T>(&mut s, d, so, nreduce, op),
+            ReduceScatterAlgo::Ring => reduce_ring::reduce_scatter::<T>(&mut s, d, so, nreduce, op),
+        }
+    }
+
+    fn scan_typed<T: ReduceType>(&self, team: Team, dest: usize, src: usize, nelems: usize, exclusive: bool) -> Result<()> {
+        let call = if exclusive { "sum_exscan" } else { "sum_inscan" };
+        let rt = &*self.rt;
+        let t = self.team_info(call, team)?;
+        let (me, n) = (rt.my_pe, t.size);
+        let sz = std::mem::size_of::<T>();
+        let local = (|| {
+            let nbytes = bytes_of(call, "nelems", nelems, sz, me)?;
+            let d = sym_range(rt, call, "dest", dest, nbytes)?;
+            let s = sym_range(rt, call, "source", src, nbytes)?;
+            if overlap(d, nbytes, s, nbytes) == Overlap::Partial {
+                return Err(overlap_error(call, "dest and source overlap partly (they must be the same buffer or disjoint)", me));
+            }
+            Ok((d, s))
+        })();
+        let s = Session::begin(rt, &t, call);
+        let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
+        s.check(
+            if exclusive { Kind::Exscan } else { Kind::Inscan },
+            &[
+                ("type", T::DTYPE as u64, show_dtype),
+                ("nelems", nelems as u64, show_num),
+                ("dest", d as u64, show_offset),
+                ("source", so as u64, show_offset),
+            ],
+            local.is_ok(),
+        )?;
+        let (d, so) = local?;
+        if nelems == 0 {
+            return Ok(());
+        }
+        if n == 1 {
+            if exclusive {
+                s.put_mine(d, &vec![T::ZERO; nelems]);
+            } else {
+                s.copy(0, d, 0, so, nelems * sz);
+            }
+            return Ok(());
+        }
+        scan::run::<T>(s, d, so, nelems, exclusive)
+    }
+}
+
+fn supports<T: ReduceType>(call: &'static str, op: ReduceOp, pe: usize) -> Result<()> {
+    if T::DTYPE.supports(op) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument { call, arg: "op", detail: format!("{} is not defined on {}", op.name(), T::NAME), pe })
+    }
+}
+
+/// Combines `count` elements at heap offset `src_of(r)` of every member `r` of `members`,
+/// in the order given, a piece (`PIECE_BYTES`) at a time; hands each combined piece to
+/// `sink(index of its first element, piece)`. With no members the pieces are zeros.
+pub(crate) fn combine_pieces<T: ReduceType>(
+    s: &Session<'_>,
+    members: &[usize],
+    src_of: impl Fn(usize) -> usize,
+    count: usize,
+    op: ReduceOp,
+    mut sink: impl FnMut(usize, &[T]),
+) {
+    let sz = std::mem::size_of::<T>();
+    let piece = (PIECE_BYTES / sz).max(1).min(count.max(1));
+    let mut acc = vec![T::ZERO; piece];
+    let mut tmp = vec![T::ZERO; piece];
+    let mut start = 0;
+    while start < count {
+        let len = piece.min(count - start);
+        let (a, b) = (&mut acc[..len], &mut tmp[..len]);
+        match members.split_first() {
+            None => a.fill(T::ZERO),
+            Some((&first, rest)) => {
+                s.get(first, src_of(first) + start * sz, a);
+                for &r in rest {
+                    s.get(r, src_of(r) + start * sz, b);
+                    T::combine(op, a, b);
+                }
+            }
+        }
+        sink(start, a);
+        start += len;
+    }
+}

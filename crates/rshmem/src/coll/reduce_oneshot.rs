@@ -1,0 +1,66 @@
+//! One-shot all-reduce: every member publishes its contribution and combines all `n`
+//! contributions itself, in team-rank order.
+//!
+//! Up to one staging set (16 KiB) a member first copies its source into its staging area,
+//! so it can return as soon as it has its result (its readers are waited for lazily, when
+//! the set is next reused): one synchronization step. Larger contributions are read
+//! straight from the members' sources, a piece at a time; a member then waits until
+//! every member has read its source (CONSUMED) before returning (and, in place, before
+//! writing its result over its source).
+
+use super::reduce::combine_pieces;
+use super::session::Session;
+use crate::error::Result;
+use crate::heap::layout::STAGE_SET;
+use crate::types::{ReduceOp, ReduceType};
+
+pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
+    let (me, n) = (s.me(), s.n());
+    let sz = std::mem::size_of::<T>();
+    let nbytes = count * sz;
+    let members: Vec<usize> = (0..n).collect();
+    if nbytes <= STAGE_SET {
+        let set = s.own_set();
+        let stage = s.stage_set(set)?;
+        s.copy(me, stage, me, src, nbytes);
+        s.publish(1);
+        for i in (0..n).filter(|&i| i != me) {
+            s.wait_progress(i, 1)?;
+        }
+        let mut result = vec![T::ZERO; count];
+        combine_pieces::<T>(s, &members, |_| stage, count, op, |at, piece| result[at..at + piece.len()].copy_from_slice(piece));
+        s.put_mine(dest, &result);
+        return Ok(());
+    }
+    s.publish(1);
+    for i in (0..n).filter(|&i| i != me) {
+        s.wait_progress(i, 1)?;
+    }
+    let in_place = dest == src;
+    let mut result = if in_place { vec![T::ZERO; count] } else { Vec::new() };
+    {
+        let s: &Session<'_> = s;
+        combine_pieces::<T>(
+            s,
+            &members,
+            |_| src,
+            count,
+            op,
+            |at, piece| {
+                if in_place {
+                    result[at..at + piece.len()].copy_from_slice(piece)
+                } else {
+                    s.put_mine(dest + at * sz, piece)
+                }
+            },
+        );
+    }
+    s.consumed(1);
+    for i in (0..n).filter(|&i| i != me) {
+        s.wait_consumed(i, 1)?;
+    }
+    if in_place {
+        s.put_mine(dest, &result);
+    }
+    Ok(())
+}

@@ -1,0 +1,617 @@
+//! The remote transport over UCX (libucp, loaded at run time).
+//!
+//! One UCP context and one worker (thread mode multi) per PE, an endpoint to every peer it
+//! serves, and the PE's heap registered region by region as the heap adds segments: at
+//! init ([`UcxTransport::new`] exchanges worker addresses and heap bases through the
+//! bootstrap) and inside every collective allocation that grows the heap (the heap calls
+//! [`SegmentHook::segment_added`], which maps the new segment with `ucp_mem_map`, packs
+//! its rkey and exchanges rkeys with an allgather).
+//!
+//! What each operation promises:
+//! * `put` returns when the source buffer may be reused (UCX local completion); the data
+//!   is at the target after `quiet` (a worker flush, or an endpoint flush for one PE).
+//! * `get`, `load_word` and every atomic return with the value (they wait for the reply).
+//! * Atomics are UCX atomics on 4- and 8-byte words (`ucp_atomic_op_nbx`: add, and, or,
+//!   xor, swap, cswap; fetch is add 0, set is swap); 1- and 2-byte words are emulated by a
+//!   compare-and-swap loop on the aligned 4-byte word that holds them. `store_word` is an
+//!   atomic swap, so a signal or `p` never tears.
+//! * `fence` is `ucp_worker_fence`.
+//!
+//! A progress thread drives the worker so that this PE serves its peers' operations
+//! (UCX carries out RMA and atomics over tcp, and atomics over shared memory, on the
+//! target's worker) while the application computes or sleeps in a wait. It blocks on the
+//! worker's event descriptor between events (with a 1 ms ceiling) and, after progress
+//! delivered something, wakes this PE's waiters (a remote store does not call the
+//! target's futex wake, as the local transport's stores do). Stores UCX delivers without
+//! the target's help (shared-memory puts through CMA) are seen when the waiter's futex
+//! sleep slice ends, which this transport shortens to 1 ms ([`notify::set_sleep_slice`]).
+
+pub mod ffi;
+
+use super::notify;
+use super::{AmoOp, Transport};
+use crate::bootstrap::Bootstrap;
+use crate::error::{Error, Result};
+use crate::heap::SegmentHook;
+use ffi::{classify, Started, Ucp};
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How long the progress thread keeps polling after an event before it sleeps.
+const ACTIVE_POLL: Duration = Duration::from_micros(200);
+
+/// One registered piece of the heap (the same offsets on every PE) and its keys.
+struct Region {
+    offset: usize,
+    len: usize,
+    memh: ffi::ucp_mem_h,
+    /// Unpacked remote key of each PE's copy of the region (null for PEs not served).
+    rkeys: Vec<ffi::ucp_rkey_h>,
+}
+
+/// State shared with the progress thread.
+struct Worker {
+    ucp: Ucp,
+    context: ffi::ucp_context_h,
+    worker: ffi::ucp_worker_h,
+    efd: Option<c_int>,
+    my_pe: usize,
+    my_base: usize,
+    stop: AtomicBool,
+    /// Application threads now driving the worker while they wait for a request.
+    app_waiting: AtomicUsize,
+}
+
+/// Decrements the waiting count when a wait ends (also by a panic).
+struct AppWaitEnd<'a>(&'a AtomicUsize);
+
+impl Drop for AppWaitEnd<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: the worker is created in UCS_THREAD_MODE_MULTI, so UCX serializes concurrent
+// calls on it; the context is only used for memory mapping, which UCX locks internally.
+unsafe impl Send for Worker {}
+// SAFETY: as above.
+unsafe impl Sync for Worker {}
+
+impl Worker {
+    /// One round of progress; wakes this PE's waiters when something was delivered.
+    fn progress(&self) -> u32 {
+        // SAFETY: the worker is live until `Drop` for UcxTransport, which joins the
+        // progress thread first.
+        let n = unsafe { (self.ucp.ucp_worker_progress)(self.worker) };
+        if n > 0 && !self.stop.load(Ordering::Acquire) {
+            notify::wake(self.my_base);
+        }
+        n
+    }
+
+    /// The progress thread's loop: drain events, arm, sleep on the event descriptor.
+    fn run(&self) {
+        let slice = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+        let mut last_event = std::time::Instant::now();
+        while !self.stop.load(Ordering::Acquire) {
+            // An application thread waiting for a request drives the worker itself;
+            // polling beside it would only contend for the worker's lock and a core.
+            if self.app_waiting.load(Ordering::Relaxed) > 0 {
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            }
+            if self.progress() > 0 {
+                last_event = std::time::Instant::now();
+                continue;
+            }
+            // Traffic comes in bursts (a request, then the next one a round trip later):
+            // keep polling briefly after an event before sleeping on the descriptor.
+            if last_event.elapsed() < ACTIVE_POLL {
+                std::thread::yield_now();
+                continue;
+            }
+            match self.efd {
+                Some(fd) => {
+                    // SAFETY: live worker (above).
+                    let st = unsafe { (self.ucp.ucp_worker_arm)(self.worker) };
+                    if st == ffi::UCS_ERR_BUSY {
+                        continue;
+                    }
+                    // SAFETY: `fd` is the worker's event descriptor, open while it lives.
+                    let bfd = unsafe { rustix::fd::BorrowedFd::borrow_raw(fd) };
+                    let mut fds = [rustix::event::PollFd::new(&bfd, rustix::event::PollFlags::IN)];
+                    let _ = rustix::event::poll(&mut fds, Some(&slice));
+                }
+                None => std::thread::sleep(Duration::from_micros(200)),
+            }
+        }
+    }
+
+    /// Waits for what a `*_nbx` call started; `what` names it in the failure message.
+    fn wait(&self, started: *mut c_void, what: impl Fn() -> String) {
+        match classify(started) {
+            Started::Done => {}
+            Started::Failed(st) => self.fail(st, what),
+            Started::Request(req) => {
+                self.app_waiting.fetch_add(1, Ordering::Relaxed);
+                let _done = AppWaitEnd(&self.app_waiting);
+                loop {
+                    // SAFETY: `req` is a live request returned by UCX, freed only below.
+                    let st = unsafe { (self.ucp.ucp_request_check_status)(req) };
+                    if st != ffi::UCS_INPROGRESS {
+                        // SAFETY: completed requests are released exactly once.
+                        unsafe { (self.ucp.ucp_request_free)(req) };
+                        if st != ffi::UCS_OK {
+                            self.fail(st, what);
+                        }
+                        return;
+                    }
+                    self.progress();
+                }
+            }
+        }
+    }
+
+    fn fail(&self, st: ffi::ucs_status_t, what: impl Fn() -> String) -> ! {
+        panic!("rshmem: PE {}: UCX {} failed: {}", self.my_pe, what(), self.ucp.status_text(st))
+    }
+
+    fn check(&self, call: &'static str, st: ffi::ucs_status_t) -> Result<()> {
+        if st == ffi::UCS_OK {
+            Ok(())
+        } else {
+            Err(Error::Transport { call, detail: self.ucp.status_text(st), pe: self.my_pe })
+        }
+    }
+}
+
+/// Transport to peers through UCX.
+pub struct UcxTransport {
+    w: Arc<Worker>,
+    n_pes: usize,
+    /// Endpoint to each PE (null for PEs this transport does not serve).
+    eps: Vec<ffi::ucp_ep_h>,
+    /// Address of each PE's heap base in that PE's own process.
+    peer_bases: Vec<u64>,
+    regions: RwLock<Vec<Region>>,
+    progress: std::sync::Mutex<Option<JoinHandle<()>>>,
+    closed: AtomicBool,
+}
+
+// SAFETY: endpoints and rkeys are used through the thread-safe worker (multi mode);
+// the region list is behind a lock; nothing is tied to the creating thread.
+unsafe impl Send for UcxTransport {}
+// SAFETY: as above.
+unsafe impl Sync for UcxTransport {}
+
+impl std::fmt::Debug for UcxTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UcxTransport").field("my_pe", &self.w.my_pe).field("n_pes", &self.n_pes).finish()
+    }
+}
+
+/// Whether libucp can be loaded here (tests use it to decide whether to run).
+pub fn available() -> std::result::Result<(), String> {
+    Ucp::load().map(|_| ())
+}
+
+impl UcxTransport {
+    /// Collective: opens UCX, exchanges worker addresses and heap bases with every PE and
+    /// connects to the PEs in `serve` (the others get no endpoint). `my_base` is this PE's
+    /// heap base. Registers no memory yet: see [`SegmentHook`].
+    pub fn new(boot: &mut dyn Bootstrap, my_base: usize, serve: &[bool]) -> Result<UcxTransport> {
+        let (my_pe, n_pes) = (boot.rank(), boot.size());
+        // Every PE joins the exchanges below even when its own set-up failed, so that the
+        // others learn of it instead of waiting.
+        let opened = Self::open(my_pe, my_base);
+        let mut mine = Vec::new();
+        match &opened {
+            Ok((w, addr)) => {
+                mine.push(1u8);
+                mine.extend_from_slice(&(my_base as u64).to_le_bytes());
+                mine.extend_from_slice(addr);
+                let _ = w;
+            }
+            Err(_) => mine.push(0),
+        }
+        let all = boot.allgather(&mine)?;
+        let (w, _) = opened?;
+        if let Some(pe) = all.iter().position(|b| b.first() != Some(&1)) {
+            return Err(Error::Transport { call: "init", detail: format!("UCX set-up failed on PE {pe}"), pe: my_pe });
+        }
+        let peer_bases = all.iter().map(|b| u64::from_le_bytes(b[1..9].try_into().expect("8 bytes"))).collect();
+        let mut eps = vec![std::ptr::null_mut(); n_pes];
+        for (pe, blob) in all.iter().enumerate() {
+            if !serve[pe] {
+                continue;
+            }
+            let mut params: ffi::ucp_ep_params_t = zeroed();
+            params.field_mask = ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+            params.address = blob[9..].as_ptr().cast();
+            // SAFETY: live worker; `params` points at the peer's address blob, which UCX
+            // copies what it needs from before returning.
+            let st = unsafe { (w.ucp.ucp_ep_create)(w.worker, &params, &mut eps[pe]) };
+            w.check("init: ucp_ep_create", st)?;
+        }
+        let w = Arc::new(w);
+        let t = UcxTransport {
+            w: w.clone(),
+            n_pes,
+            eps,
+            peer_bases,
+            regions: RwLock::new(Vec::new()),
+            progress: std::sync::Mutex::new(None),
+            closed: AtomicBool::new(false),
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("rshmem-ucx-progress-pe{my_pe}"))
+            .spawn(move || w.run())
+            .map_err(|e| Error::os("start the UCX progress thread", e))?;
+        *t.progress.lock().expect("progress lock") = Some(handle);
+        notify::set_sleep_slice(Duration::from_millis(1));
+        tracing::debug!(pe = my_pe, "UCX transport up");
+        Ok(t)
+    }
+
+    /// Loads libucp, creates the context and worker; returns them and the worker address.
+    fn open(my_pe: usize, my_base: usize) -> Result<(Worker, Vec<u8>)> {
+        let ucp = Ucp::load().map_err(|e| Error::Unsupported {
+            call: "init",
+            detail: format!("RSHMEM_TRANSPORT=ucx (or a remote peer) needs UCX, but {e}; install UCX (Debian: libucx0)"),
+        })?;
+        let mut config: *mut ffi::ucp_config_t = std::ptr::null_mut();
+        // SAFETY: reads UCX_* variables into a config that we release below.
+        let st = unsafe { (ucp.ucp_config_read)(std::ptr::null(), std::ptr::null(), &mut config) };
+        let err = |call: &'static str, st| Error::Transport { call, detail: ucp.status_text(st), pe: my_pe };
+        if st != ffi::UCS_OK {
+            return Err(err("init: ucp_config_read", st));
+        }
+        let mut params: ffi::ucp_params_t = zeroed();
+        params.field_mask = ffi::UCP_PARAM_FIELD_FEATURES | ffi::UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+        params.features = ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO32 | ffi::UCP_FEATURE_AMO64 | ffi::UCP_FEATURE_WAKEUP;
+        params.mt_workers_shared = 1;
+        let mut context: ffi::ucp_context_h = std::ptr::null_mut();
+        // SAFETY: valid params and config; the API version is the one the structs mirror.
+        let st = unsafe { (ucp.ucp_init_version)(1, 13, &params, config, &mut context) };
+        // SAFETY: the config came from ucp_config_read and is released once.
+        unsafe { (ucp.ucp_config_release)(config) };
+        if st != ffi::UCS_OK {
+            return Err(err("init: ucp_init", st));
+        }
+        let mut wparams: ffi::ucp_worker_params_t = zeroed();
+        wparams.field_mask = ffi::UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+        wparams.thread_mode = ffi::UCS_THREAD_MODE_MULTI;
+        let mut worker: ffi::ucp_worker_h = std::ptr::null_mut();
+        // SAFETY: live context, valid params.
+        let st = unsafe { (ucp.ucp_worker_create)(context, &wparams, &mut worker) };
+        if st != ffi::UCS_OK {
+            // SAFETY: the context is live and has no workers.
+            unsafe { (ucp.ucp_cleanup)(context) };
+            return Err(err("init: ucp_worker_create", st));
+        }
+        let mut fd: c_int = -1;
+        // SAFETY: live worker created with the wakeup feature.
+        let efd = (unsafe { (ucp.ucp_worker_get_efd)(worker, &mut fd) } == ffi::UCS_OK).then_some(fd);
+        let mut addr: *mut ffi::ucp_address_t = std::ptr::null_mut();
+        let mut len = 0usize;
+        // SAFETY: live worker; the address is copied, then released.
+        let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
+        let w = Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0) };
+        w.check("init: ucp_worker_get_address", st)?;
+        // SAFETY: UCX returned `len` readable bytes at `addr`.
+        let blob = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();
+        // SAFETY: released once, with the worker that gave it.
+        unsafe { (w.ucp.ucp_worker_release_address)(worker, addr) };
+        Ok((w, blob))
+    }
+
+    /// The endpoint, remote address and rkey for `len` bytes at `offset` of `pe`'s heap,
+    /// split at region boundaries: calls `f(ep, raddr, rkey, start, n)` per piece.
+    fn pieces(&self, pe: usize, offset: usize, len: usize, mut f: impl FnMut(ffi::ucp_ep_h, u64, ffi::ucp_rkey_h, usize, usize)) {
+        assert!(!self.closed.load(Ordering::Relaxed), "rshmem: PE {}: UCX operation to PE {pe} after finalize", self.w.my_pe);
+        let ep = self.eps[pe];
+        assert!(!ep.is_null(), "rshmem: PE {}: the UCX transport does not serve PE {pe}", self.w.my_pe);
+        let regions = self.regions.read().unwrap_or_else(|p| p.into_inner());
+        let mut done = 0usize;
+        while done < len.max(1) {
+            let at = offset + done;
+            let r = regions
+                .iter()
+                .find(|r| at >= r.offset && at < r.offset + r.len)
+                .unwrap_or_else(|| panic!("rshmem: PE {}: offset {at:#x} of PE {pe}'s heap is not registered with UCX", self.w.my_pe));
+            let n = (len - done).min(r.offset + r.len - at);
+            f(ep, self.peer_bases[pe] + at as u64, r.rkeys[pe], done, n);
+            done += n.max(1);
+        }
+    }
+
+    /// One UCX atomic on a 4- or 8-byte word; returns the old value.
+    fn atomic(&self, pe: usize, offset: usize, width: usize, op: ffi::ucp_atomic_op_t, operand: u64, compare: u64) -> u64 {
+        debug_assert!(width == 4 || width == 8);
+        // CSWAP compares the word with `buffer` and writes the reply buffer's value
+        // (UCX's table: "if (X == Y) then Y = Z", X in buffer, Z in reply_buffer).
+        let (value, mut reply) = if op == ffi::UCP_ATOMIC_OP_CSWAP {
+            (compare.to_le_bytes(), operand.to_le_bytes())
+        } else {
+            (operand.to_le_bytes(), 0u64.to_le_bytes())
+        };
+        let mut param = ffi::ucp_request_param_t::empty();
+        param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_DATATYPE | ffi::UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.datatype = ffi::dt_contig(width);
+        param.reply_buffer = reply.as_mut_ptr().cast();
+        self.pieces(pe, offset, width, |ep, raddr, rkey, _, _| {
+            // SAFETY: `value` and `reply` hold `width` bytes (little endian: the low bytes
+            // of the u64) and outlive the wait below; ep and rkey are live.
+            let started = unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) };
+            self.w.wait(started, || format!("{width}-byte atomic {op} on PE {pe} at offset {offset:#x}"));
+        });
+        let old = u64::from_le_bytes(reply);
+        if width == 4 {
+            old & 0xffff_ffff
+        } else {
+            old
+        }
+    }
+
+    /// An atomic on a 1- or 2-byte word: compare-and-swap on the aligned 4-byte word
+    /// that holds it until no other update came between.
+    fn narrow_amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+        let word = offset & !3;
+        let shift = (offset - word) * 8;
+        let mask = ((1u64 << (width * 8)) - 1) << shift;
+        let mut cur = self.atomic(pe, word, 4, ffi::UCP_ATOMIC_OP_ADD, 0, 0);
+        loop {
+            let old = (cur & mask) >> shift;
+            let new = match op {
+                AmoOp::Fetch => return old,
+                AmoOp::Set | AmoOp::Swap => operand,
+                AmoOp::CompareSwap if old != compare & (mask >> shift) => return old,
+                AmoOp::CompareSwap => operand,
+                AmoOp::FetchAdd => old.wrapping_add(operand),
+                AmoOp::FetchAnd => old & operand,
+                AmoOp::FetchOr => old | operand,
+                AmoOp::FetchXor => old ^ operand,
+            };
+            let next = (cur & !mask) | ((new << shift) & mask);
+            let seen = self.atomic(pe, word, 4, ffi::UCP_ATOMIC_OP_CSWAP, next, cur);
+            if seen == cur {
+                return old;
+            }
+            cur = seen;
+        }
+    }
+
+    /// Flushes, closes every endpoint (waiting for the peers to acknowledge), then meets
+    /// every PE, so that no PE tears its worker down while a peer still talks to it.
+    fn close(&self, boot: &mut dyn Bootstrap) -> Result<()> {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.quiet(None);
+        let param = ffi::ucp_request_param_t::empty();
+        for (pe, &ep) in self.eps.iter().enumerate() {
+            if !ep.is_null() {
+                // SAFETY: live endpoint, closed once (the `closed` flag above).
+                let started = unsafe { (self.w.ucp.ucp_ep_close_nbx)(ep, &param) };
+                self.w.wait(started, || format!("close of the endpoint to PE {pe}"));
+            }
+        }
+        boot.barrier()
+    }
+}
+
+fn zeroed<T>() -> T {
+    // SAFETY: only used for the ffi parameter structs, whose fields are integers and raw
+    // pointers (valid when zero).
+    unsafe { std::mem::zeroed() }
+}
+
+fn ucx_op(op: AmoOp) -> ffi::ucp_atomic_op_t {
+    match op {
+        AmoOp::Fetch | AmoOp::FetchAdd => ffi::UCP_ATOMIC_OP_ADD,
+        AmoOp::Set | AmoOp::Swap => ffi::UCP_ATOMIC_OP_SWAP,
+        AmoOp::CompareSwap => ffi::UCP_ATOMIC_OP_CSWAP,
+        AmoOp::FetchAnd => ffi::UCP_ATOMIC_OP_AND,
+        AmoOp::FetchOr => ffi::UCP_ATOMIC_OP_OR,
+        AmoOp::FetchXor => ffi::UCP_ATOMIC_OP_XOR,
+    }
+}
+
+impl Transport for UcxTransport {
+    fn name(&self) -> &'static str {
+        "ucx"
+    }
+
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) {
+        if src.is_empty() {
+            return;
+        }
+        let param = ffi::ucp_request_param_t::empty();
+        self.pieces(pe, offset, src.len(), |ep, raddr, rkey, start, n| {
+            // SAFETY: `src[start..start+n]` is readable and outlives the wait (local
+            // completion: UCX is done with the buffer when the request completes).
+            let started = unsafe { (self.w.ucp.ucp_put_nbx)(ep, src[start..].as_ptr().cast(), n, raddr, rkey, &param) };
+            self.w.wait(started, || format!("put of {n} bytes to PE {pe} at offset {:#x}", offset + start));
+        });
+    }
+
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
+        if dst.is_empty() {
+            return;
+        }
+        let param = ffi::ucp_request_param_t::empty();
+        let base = dst.as_mut_ptr();
+        self.pieces(pe, offset, dst.len(), |ep, raddr, rkey, start, n| {
+            // SAFETY: `base+start..+n` lies in `dst`, writable and alive until the
+            // request completes (waited for here).
+            let started = unsafe { (self.w.ucp.ucp_get_nbx)(ep, base.add(start).cast(), n, raddr, rkey, &param) };
+            self.w.wait(started, || format!("get of {n} bytes from PE {pe} at offset {:#x}", offset + start));
+        });
+    }
+
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
+        self.amo(pe, offset, width, AmoOp::Set, value, 0);
+    }
+
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64 {
+        self.amo(pe, offset, width, AmoOp::Fetch, 0, 0)
+    }
+
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+        match width {
+            4 | 8 => {
+                let operand = if op == AmoOp::Fetch { 0 } else { operand };
+                self.atomic(pe, offset, width, ucx_op(op), operand, compare)
+            }
+            1 | 2 => self.narrow_amo(pe, offset, width, op, operand, compare),
+            w => panic!("atomic width {w} is not 1, 2, 4 or 8"),
+        }
+    }
+
+    fn fence(&self) {
+        // SAFETY: live worker.
+        let st = unsafe { (self.w.ucp.ucp_worker_fence)(self.w.worker) };
+        if st != ffi::UCS_OK {
+            self.w.fail(st, || "fence".into());
+        }
+    }
+
+    fn quiet(&self, pe: Option<usize>) {
+        let param = ffi::ucp_request_param_t::empty();
+        match pe {
+            Some(pe) if !self.eps[pe].is_null() => {
+                // SAFETY: live endpoint.
+                let started = unsafe { (self.w.ucp.ucp_ep_flush_nbx)(self.eps[pe], &param) };
+                self.w.wait(started, || format!("flush of the endpoint to PE {pe}"));
+            }
+            Some(_) => {}
+            None => {
+                // SAFETY: live worker.
+                let started = unsafe { (self.w.ucp.ucp_worker_flush_nbx)(self.w.worker, &param) };
+                self.w.wait(started, || "worker flush".into());
+            }
+        }
+    }
+
+    fn direct_address(&self, _pe: usize, _offset: usize) -> Option<usize> {
+        None
+    }
+}
+
+impl SegmentHook for UcxTransport {
+    fn segment_added(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()> {
+        let w = &self.w;
+        let mut mp: ffi::ucp_mem_map_params_t = zeroed();
+        mp.field_mask = ffi::UCP_MEM_MAP_PARAM_FIELD_ADDRESS | ffi::UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+        mp.address = (w.my_base + offset) as *mut c_void;
+        mp.length = len;
+        let mut memh: ffi::ucp_mem_h = std::ptr::null_mut();
+        // SAFETY: the range is this PE's mapped heap segment, which stays mapped while the
+        // registration lives (unmapped in Drop, before the heap goes).
+        let st = unsafe { (w.ucp.ucp_mem_map)(w.context, &mp, &mut memh) };
+        let mapped = w.check("symmetric heap registration: ucp_mem_map", st);
+        let mut packed = Vec::new();
+        if mapped.is_ok() {
+            let mut buf: *mut c_void = std::ptr::null_mut();
+            let mut size = 0usize;
+            // SAFETY: live context and memh; the buffer is copied, then released.
+            let st = unsafe { (w.ucp.ucp_rkey_pack)(w.context, memh, &mut buf, &mut size) };
+            if st == ffi::UCS_OK {
+                packed.push(1u8);
+                // SAFETY: UCX returned `size` readable bytes at `buf`.
+                packed.extend_from_slice(unsafe { std::slice::from_raw_parts(buf as *const u8, size) });
+                // SAFETY: released once.
+                unsafe { (w.ucp.ucp_rkey_buffer_release)(buf) };
+            }
+        }
+        if packed.is_empty() {
+            packed.push(0);
+        }
+        let all = boot.allgather(&packed)?;
+        mapped?;
+        if let Some(pe) = all.iter().position(|b| b.first() != Some(&1)) {
+            return Err(Error::Transport {
+                call: "symmetric heap registration",
+                detail: format!("PE {pe} could not register its segment at offset {offset:#x} with UCX"),
+                pe: w.my_pe,
+            });
+        }
+        let mut rkeys = vec![std::ptr::null_mut(); self.n_pes];
+        for (pe, blob) in all.iter().enumerate() {
+            if !self.eps[pe].is_null() {
+                // SAFETY: live endpoint to `pe`; `blob` is the rkey `pe` packed.
+                let st = unsafe { (w.ucp.ucp_ep_rkey_unpack)(self.eps[pe], blob[1..].as_ptr().cast(), &mut rkeys[pe]) };
+                w.check("symmetric heap registration: ucp_ep_rkey_unpack", st)?;
+            }
+        }
+        let mut regions = self.regions.write().unwrap_or_else(|p| p.into_inner());
+        regions.push(Region { offset, len, memh, rkeys });
+        regions.sort_by_key(|r| r.offset);
+        Ok(())
+    }
+
+    fn finalize(&self, boot: &mut dyn Bootstrap) -> Result<()> {
+        self.close(boot)
+    }
+
+    fn heap_closing(&self) {
+        self.stop_progress();
+    }
+}
+
+impl UcxTransport {
+    /// Ends the progress thread (it wakes waiters in the heap, which is about to go).
+    fn stop_progress(&self) {
+        self.w.stop.store(true, Ordering::Release);
+        if let Some(h) = self.progress.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for UcxTransport {
+    fn drop(&mut self) {
+        self.stop_progress();
+        let w = &self.w;
+        let regions = std::mem::take(&mut *self.regions.write().unwrap_or_else(|p| p.into_inner()));
+        for r in regions {
+            for k in r.rkeys.into_iter().filter(|k| !k.is_null()) {
+                // SAFETY: unpacked once, destroyed once.
+                unsafe { (w.ucp.ucp_rkey_destroy)(k) };
+            }
+            // SAFETY: mapped once, unmapped once; nothing uses it after this.
+            unsafe { (w.ucp.ucp_mem_unmap)(w.context, r.memh) };
+        }
+        if !self.closed.swap(true, Ordering::SeqCst) {
+            // Not finalized (a failed init or a panic): close the endpoints without
+            // waiting for peers that may be gone.
+            let mut param = ffi::ucp_request_param_t::empty();
+            param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_FLAGS;
+            param.flags = ffi::UCP_EP_CLOSE_FLAG_FORCE;
+            for &ep in self.eps.iter().filter(|e| !e.is_null()) {
+                // SAFETY: live endpoint, closed once.
+                let started = unsafe { (w.ucp.ucp_ep_close_nbx)(ep, &param) };
+                if let Started::Request(req) = classify(started) {
+                    // SAFETY: a live request, waited for (bounded) then released.
+                    for _ in 0..100_000 {
+                        if unsafe { (w.ucp.ucp_request_check_status)(req) } != ffi::UCS_INPROGRESS {
+                            break;
+                        }
+                        w.progress();
+                    }
+                    // SAFETY: released once.
+                    unsafe { (w.ucp.ucp_request_free)(req) };
+                }
+            }
+        }
+        // SAFETY: no thread uses the worker any more (progress thread joined, endpoints
+        // closed); destroyed once, then its context.
+        unsafe {
+            (w.ucp.ucp_worker_destroy)(w.worker);
+            (w.ucp.ucp_cleanup)(w.context);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Collectives that go wrong: differing arguments are reported naming the PE (with the
+//! argument check on), bad arguments are errors, and a PE that exits or is killed in the
+//! middle of a collective ends the job with a message instead of a hang
+//! (examples/pe_coll_fail.rs).
+
+mod common;
+use common::*;
+use std::time::Instant;
+
+#[test]
+fn differing_arguments_name_the_pe() {
+    let job = run_env(4, "pe_coll_fail", &["mismatch"], &[("RSHMEM_COLL_CHECK", "1")], 120);
+    job.assert_ok();
+    for line in [
+        "mismatch 1 on PE 3: reduce: argument `nreduce` differs between PEs: PE 1 passed 8, PE 0 passed 7",
+        "mismatch 2 on PE 0: broadcast: argument `PE_root` differs between PEs: PE 2 passed 1, PE 0 passed 0",
+        "mismatch 3 on PE 1: reduce: argument `op` differs between PEs: PE 3 passed max, PE 0 passed sum",
+        "mismatch 4 on PE 2: reduce: argument `type` differs between PEs: PE 1 passed i32, PE 0 passed i64",
+        "mismatch 5 on PE 2: fcollect: argument `(collective called)` differs between PEs: PE 2 passed fcollect, PE 0 passed broadcast",
+        "mismatch 7 on PE 2: broadcast: argument `PE_root`: PE 99 is out of range",
+        "mismatch 7 on PE 0: broadcast: argument `(arguments)` differs between PEs: PE 2 passed arguments it rejected",
+        "mismatch 8 on PE 3: fcollectmem: argument `nbytes` differs between PEs: PE 3 passed 16, PE 2 passed 8",
+    ] {
+        assert!(job.stdout.contains(line), "missing `{line}` in\n{}", job.stdout);
+    }
+    assert_eq!(job.stdout.matches("every mismatch was reported and the teams still work").count(), 4, "{}", job.stdout);
+}
+
+#[test]
+fn bad_arguments_are_errors_with_and_without_the_check() {
+    for check in ["0", "1"] {
+        let job = run_env(3, "pe_coll_fail", &["errors"], &[("RSHMEM_COLL_CHECK", check)], 120);
+        job.assert_ok();
+        assert_eq!(job.stdout.matches("every bad argument was an error").count(), 3, "{}", job.stdout);
+        assert!(job.stdout.contains("error 2 on PE 1: reduce: argument `op`: xor is not defined on f64 (on PE 1)"), "{}", job.stdout);
+    }
+}
+
+#[test]
+fn pe_exiting_inside_a_collective_ends_the_job() {
+    let t = Instant::now();
+    // RSHMEM_WAIT_WARN=1: the survivors' waits inside the all-reduce are the futex-backed
+    // waits of transport::notify, which log what they wait for after 1 s.
+    let job = run_env(4, "pe_coll_fail", &["die"], &[("RSHMEM_WAIT_WARN", "1")], 60);
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(job.code, 7, "the dead PE's status: {}", job.stderr);
+    assert!(
+        job.stderr.contains("PE 3 (pid") && job.stderr.contains("exited with status 7 before finalize; ending the other 3 PE(s)"),
+        "{}",
+        job.stderr
+    );
+    assert!(job.stderr.contains("still waiting after 1 s for reduce on PE 0 (collective 21 of its team)"), "{}", job.stderr);
+    assert!(secs < 15.0, "job took {secs:.1} s to end");
+}
+
+#[test]
+fn pe_killed_inside_a_ring_allreduce_ends_the_job() {
+    let t = Instant::now();
+    let job = run_env(4, "pe_coll_fail", &["kill"], &[("RSHMEM_COLL_ALGO", "reduce=ring")], 60);
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(job.code, 128 + 9, "{}", job.stderr);
+    assert!(job.stderr.contains("PE 3 (pid") && job.stderr.contains("was killed by signal 9 (SIGKILL) before finalize"), "{}", job.stderr);
+    assert!(secs < 15.0, "job took {secs:.1} s to end");
+}
+
+#[test]
+fn unknown_algorithm_fails_init() {
+    let job = run_env(2, "pe_coll_fail", &["errors"], &[("RSHMEM_COLL_ALGO", "reduce=fast")], 60);
+    assert_ne!(job.code, 0);
+    assert!(
+        job.stderr.contains("RSHMEM_COLL_ALGO") && job.stderr.contains("`fast` is not an algorithm of reduce (valid: oneshot, rsag, ring)"),
+        "{}",
+        job.stderr
+    );
+}
