@@ -28,7 +28,7 @@ enum AnchorMode {
     Oshmem,
 }
 
-/// rshmem's benchmark suite: put/get, p/g, ping-pong and barrier (more as rshmem grows)
+/// rshmem's benchmark suite: put/get, p/g, atomics, ping-pongs, barrier and collectives
 /// over a sweep of sizes, side by side with Open MPI's OpenSHMEM when it is installed.
 #[derive(Parser, Debug)]
 #[command(name = "rshmem-perf", version, about, after_help = AFTER_HELP)]

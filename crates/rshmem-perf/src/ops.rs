@@ -33,6 +33,16 @@ pub enum Op {
     AddRate,
     /// Barrier over all PEs (barrier_all) per iteration.
     Barrier,
+    /// Broadcast of the message from PE 0 to every PE of the world team.
+    Broadcast,
+    /// fcollect: every PE contributes the message; every PE gets all of them.
+    Fcollect,
+    /// alltoall: every pair of PEs exchanges the message.
+    Alltoall,
+    /// All-reduce (sum) of an array of 64-bit integers.
+    Reduce,
+    /// Reduce-scatter (sum): every PE gets its block (the message) of the reduced array.
+    ReduceScatter,
 }
 
 /// Which sizes an operation takes.
@@ -85,6 +95,23 @@ fn heap_word(_bytes: usize, _n: usize) -> usize {
 
 fn heap_message_and_word(bytes: usize, _n: usize) -> usize {
     bytes + 8
+}
+
+fn heap_two_messages(bytes: usize, _n: usize) -> usize {
+    2 * bytes
+}
+
+fn heap_gather(bytes: usize, n: usize) -> usize {
+    (n + 1) * bytes
+}
+
+fn heap_alltoall(bytes: usize, n: usize) -> usize {
+    2 * n * bytes
+}
+
+/// Source and destination, and the anchor's work array (half the elements, OpenSHMEM 1.4).
+fn heap_reduce(bytes: usize, _n: usize) -> usize {
+    2 * bytes + bytes / 2 + 8
 }
 
 /// Every operation the suite runs, in sweep order.
@@ -183,17 +210,56 @@ pub const OPS: &[OpInfo] = &[
         unit: 1,
         heap: heap_word,
     },
+    OpInfo {
+        op: Op::Broadcast,
+        name: "broadcast",
+        shape: Shape::Sweep,
+        pattern: Pattern::All,
+        about: "broadcast from PE 0 (world team)",
+        unit: 8,
+        heap: heap_two_messages,
+    },
+    OpInfo {
+        op: Op::Fcollect,
+        name: "fcollect",
+        shape: Shape::Sweep,
+        pattern: Pattern::All,
+        about: "fcollect; size = bytes each PE contributes",
+        unit: 8,
+        heap: heap_gather,
+    },
+    OpInfo {
+        op: Op::Alltoall,
+        name: "alltoall",
+        shape: Shape::Sweep,
+        pattern: Pattern::All,
+        about: "alltoall; size = bytes each pair of PEs exchanges",
+        unit: 8,
+        heap: heap_alltoall,
+    },
+    OpInfo {
+        op: Op::Reduce,
+        name: "reduce",
+        shape: Shape::Sweep,
+        pattern: Pattern::All,
+        about: "all-reduce, sum of 64-bit integers; size = the array",
+        unit: 8,
+        heap: heap_reduce,
+    },
+    OpInfo {
+        op: Op::ReduceScatter,
+        name: "reduce_scatter",
+        shape: Shape::Sweep,
+        pattern: Pattern::All,
+        about: "reduce-scatter, sum of 64-bit integers; size = each PE's block of the result",
+        unit: 8,
+        heap: heap_gather,
+    },
 ];
 
 /// Operations of the usual SHMEM perftests that rshmem does not implement yet: named so
-/// that the suite can say they were left out, never measured.
-pub const NOT_YET: &[(&str, &str)] = &[
-    ("broadcast", "collectives"),
-    ("fcollect", "collectives"),
-    ("alltoall", "collectives"),
-    ("reduce", "collectives"),
-    ("reduce_scatter", "collectives"),
-];
+/// that the suite can say they were left out, never measured (none today).
+pub const NOT_YET: &[(&str, &str)] = &[];
 
 impl Op {
     /// This operation's table entry.

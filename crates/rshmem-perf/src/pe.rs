@@ -10,7 +10,7 @@ use crate::ops::{Op, Pattern};
 use crate::plan::Case;
 use crate::protocol::{result_line, Measurement};
 use crate::stats::Summary;
-use rshmem::{Cmp, Ctx, SignalOp, Sym};
+use rshmem::{Cmp, Ctx, ReduceOp, SignalOp, Sym, Team};
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant;
@@ -269,8 +269,19 @@ fn run_signal_pingpong(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     Ok(samples.iter().map(|s| s / 2.0).collect())
 }
 
+/// The value of element `i` of PE `pe`'s reduction source.
+fn reduce_value(pe: usize, i: usize) -> i64 {
+    (pe as i64 + 1) * (i as i64 + 1)
+}
+
 fn run_all(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
-    let e = err(case, ctx.my_pe());
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    let e = err(case, me);
+    let bytes = case.bytes;
+    let world = Team::WORLD;
+    let bad = |what: &str, at: usize, got: String, want: String| {
+        Err(format!("{} {bytes} B: PE {me} found {got} at {what} {at}, expected {want}", case.op.name()))
+    };
     match case.op {
         Op::Barrier => timed(ctx, case, |k| {
             for _ in 0..k {
@@ -278,6 +289,74 @@ fn run_all(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
             }
             Ok(())
         }),
+        Op::Broadcast | Op::Fcollect | Op::Alltoall => {
+            let (src_len, dst_len) = match case.op {
+                Op::Broadcast => (bytes, bytes),
+                Op::Fcollect => (bytes, n * bytes),
+                _ => (n * bytes, n * bytes),
+            };
+            let src: Sym<u8> = ctx.alloc(src_len).map_err(&e)?;
+            let dst: Sym<u8> = ctx.alloc(dst_len).map_err(&e)?;
+            src.copy_from(0, &(0..src_len).map(|i| pattern(i + me)).collect::<Vec<u8>>()).map_err(&e)?;
+            let samples = timed(ctx, case, |k| {
+                for _ in 0..k {
+                    match case.op {
+                        Op::Broadcast => ctx.broadcastmem(world, dst.addr(), src.addr(), bytes, 0),
+                        Op::Fcollect => ctx.fcollectmem(world, dst.addr(), src.addr(), bytes),
+                        _ => ctx.alltoallmem(world, dst.addr(), src.addr(), bytes),
+                    }
+                    .map_err(&e)?;
+                }
+                Ok(())
+            })?;
+            // Block j of dest came from PE j: its source byte at `offset` is pattern(offset + j).
+            for j in 0..n {
+                let offset = match case.op {
+                    Op::Broadcast if me == 0 || j > 0 => continue,
+                    Op::Broadcast | Op::Fcollect => 0,
+                    _ => me * bytes,
+                };
+                for i in probes(bytes) {
+                    let got = dst.read(j * bytes * (case.op != Op::Broadcast) as usize + i).map_err(&e)?;
+                    let want = pattern(offset + i + j);
+                    if got != want {
+                        return bad("byte", i, format!("{got:#04x} in the block from PE {j}"), format!("{want:#04x}"));
+                    }
+                }
+            }
+            ctx.free(src).map_err(&e)?;
+            ctx.free(dst).map_err(&e)?;
+            Ok(samples)
+        }
+        Op::Reduce | Op::ReduceScatter => {
+            let nreduce = bytes / 8;
+            let src_len = if case.op == Op::Reduce { nreduce } else { n * nreduce };
+            let src: Sym<i64> = ctx.alloc(src_len).map_err(&e)?;
+            let dst: Sym<i64> = ctx.alloc(nreduce).map_err(&e)?;
+            src.copy_from(0, &(0..src_len).map(|i| reduce_value(me, i)).collect::<Vec<i64>>()).map_err(&e)?;
+            let samples = timed(ctx, case, |k| {
+                for _ in 0..k {
+                    if case.op == Op::Reduce {
+                        ctx.reduce(world, &dst, &src, nreduce, ReduceOp::Sum)
+                    } else {
+                        ctx.reduce_scatter(world, &dst, &src, nreduce, ReduceOp::Sum)
+                    }
+                    .map_err(&e)?;
+                }
+                Ok(())
+            })?;
+            let first = if case.op == Op::Reduce { 0 } else { me * nreduce };
+            for i in probes(nreduce) {
+                let want: i64 = (0..n).map(|p| reduce_value(p, first + i)).sum();
+                let got = dst.read(i).map_err(&e)?;
+                if got != want {
+                    return bad("element", i, got.to_string(), want.to_string());
+                }
+            }
+            ctx.free(src).map_err(&e)?;
+            ctx.free(dst).map_err(&e)?;
+            Ok(samples)
+        }
         other => unreachable!("{other:?} is not a collective"),
     }
 }
@@ -291,7 +370,7 @@ pub fn run_case(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
         Op::Put | Op::PutNbi | Op::Get | Op::GetNbi => run_rma(ctx, case),
         Op::P | Op::G | Op::PingPong | Op::FetchAdd | Op::Add | Op::CompareSwap | Op::Fetch | Op::AddRate => run_word(ctx, case),
         Op::SignalPingPong => run_signal_pingpong(ctx, case),
-        Op::Barrier => run_all(ctx, case),
+        Op::Barrier | Op::Broadcast | Op::Fcollect | Op::Alltoall | Op::Reduce | Op::ReduceScatter => run_all(ctx, case),
     }
 }
 
