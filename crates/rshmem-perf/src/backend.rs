@@ -104,14 +104,10 @@ pub struct JobOutput {
     pub skips: Vec<(String, usize, String)>,
     /// Why the job failed, when it did (exit status, time limit, malformed output).
     pub failure: Option<String>,
-    /// The last lines it wrote to stderr.
-    pub stderr_tail: Vec<String>,
 }
 
-const TAIL_LINES: usize = 20;
-
 /// Runs `backend` on `job`, advancing `progress` by one for each case reported and
-/// passing other output through. Never panics on a misbehaving job: the failure is
+/// passing other output (stdout lines that are not protocol, all of stderr) through. Never panics on a misbehaving job: the failure is
 /// described in [`JobOutput::failure`] with what was measured before it.
 pub fn run_job(backend: &dyn Backend, job: &JobSpec, cases: &[Case], progress: &Progress) -> JobOutput {
     let label = backend.label().to_string();
@@ -136,15 +132,9 @@ pub fn run_job(backend: &dyn Backend, job: &JobSpec, cases: &[Case], progress: &
     let err_reader = {
         let (progress, label) = (progress.clone(), label.clone());
         std::thread::spawn(move || {
-            let mut tail = Vec::new();
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 progress.println(&format!("[{label}] {line}"));
-                tail.push(line);
-                if tail.len() > TAIL_LINES {
-                    tail.remove(0);
-                }
             }
-            tail
         })
     };
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -183,7 +173,7 @@ pub fn run_job(backend: &dyn Backend, job: &JobSpec, cases: &[Case], progress: &
     let status = child.wait();
     let _ = done_tx.send(());
     let timed_out = watchdog.join().unwrap_or(false);
-    out.stderr_tail = err_reader.join().unwrap_or_default();
+    let _ = err_reader.join();
     // Cases not reported still count, so that the bar ends where it should.
     for k in reported..cases.len() {
         progress.inc(&next_label(k + 1));

@@ -201,10 +201,8 @@ fn driver(cli: Cli) -> ExitCode {
 
     let mut code = ExitCode::SUCCESS;
     if let Some(f) = &ours.failure {
+        // Its stderr was passed through as it came (`[rshmem] ...`).
         notes.push(format!("rshmem: {f}"));
-        for l in &ours.stderr_tail {
-            eprintln!("  {l}");
-        }
         code = ExitCode::from(1);
     }
     if let Some(t) = &theirs {

@@ -385,7 +385,15 @@ pub fn main(plan_path: &std::path::Path) -> Res<()> {
         let _ = writeln!(out, "INFO rshmem {} (CPU PEs, local transport)", env!("CARGO_PKG_VERSION"));
     }
     for case in &cases {
-        let samples = run_case(&ctx, case)?;
+        // A PE that fails a case ends the whole job at once: its peers may be waiting for
+        // it inside the case, and a clean finalize would wait for them in turn.
+        let samples = match run_case(&ctx, case) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("rshmem-perf (pe): {e}");
+                ctx.global_exit(1)
+            }
+        };
         if me == 0 {
             let time = Summary::of(&samples).ok_or_else(|| format!("{} {} B: no valid timing", case.op.name(), case.bytes))?;
             let m = Measurement { op: case.op.name().into(), bytes: case.bytes, iters: case.iters, reps: case.reps, time };

@@ -137,6 +137,50 @@ fn anchor_side_by_side_or_said_unavailable() {
 }
 
 #[test]
+fn every_operation_runs_and_checks_its_data() {
+    // 3 PEs: one pair plus an idle PE for point-to-point cases, an odd team for the
+    // collectives. Each PE checks the data each case moved and fails the job otherwise.
+    let out = scratch("all");
+    let run = perf(
+        &[
+            "--pes",
+            "3",
+            "--anchor",
+            "none",
+            "--begin",
+            "8",
+            "--end",
+            "512",
+            "--factor",
+            "8",
+            "--iters",
+            "20",
+            "--warmup",
+            "2",
+            "--reps",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        Duration::from_secs(120),
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(run.code, Some(0), "--- stdout\n{}\n--- stderr\n{}", run.stdout, run.stderr);
+    let listed = perf(&["--list-ops"], Duration::from_secs(30));
+    let ops: Vec<&str> = listed.stdout.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(ops.len() >= 19, "{ops:?}");
+    for op in ops {
+        let rows: Vec<Vec<&str>> =
+            run.stdout.lines().filter(|l| l.split_whitespace().next() == Some(op)).map(|l| l.split_whitespace().collect()).collect();
+        assert!(!rows.is_empty(), "no row for {op}:\n{}", run.stdout);
+        for r in rows {
+            let us = if r[1] == "-" { r[2] } else { r[3] };
+            assert!(is_number(us), "{op}: {r:?}");
+        }
+    }
+}
+
+#[test]
 fn refuses_bad_requests_clearly() {
     let gpu = perf(&["--gpu", "--out", "/nonexistent/never-written"], Duration::from_secs(30));
     assert_eq!(gpu.code, Some(2));
