@@ -10,7 +10,7 @@ mkdir -p "$RESULTS"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 RSHMEM_CACHE_DIR=/tmp/rshmem-cache
 what=${1:-all}
 summary=()
-note() { summary+=("$1"); echo "== $1"; }
+note() { summary+=("$1"); echo "== $1"; printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"; tar czf "$RESULTS/gpu-logs.tgz" -C "$OUT" . 2>/dev/null; }
 nvidia-smi --query-gpu=name,memory.used,memory.total,clocks.sm --format=csv | tee "$OUT/gpu.txt"
 "$B/gpu_compile_check" sm_90 2>&1 | tee "$OUT/compile.log"; note "compile_check rc=${PIPESTATUS[0]}"
 if [[ $what == suite || $what == all ]]; then
@@ -19,13 +19,13 @@ if [[ $what == suite || $what == all ]]; then
     grep -E "FAIL|passed" "$OUT/suite$n.log" | head -20
     note "gpu_suite $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/suite$n.log" | head -1)"
   done
-  for n in 2 4; do
-    "$B/rshmemrun" -n $n --timeout 200 "$B/gpu_coll" > "$OUT/coll$n.log" 2>&1; rc=$?
+  for n in ${COLL_PES:-2 4}; do
+    "$B/rshmemrun" -n $n --timeout 150 "$B/gpu_coll" > "$OUT/coll$n.log" 2>&1; rc=$?
     grep -E "FAIL" "$OUT/coll$n.log" | head -10
     note "gpu_coll $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/coll$n.log" | head -1)"
   done
-  for n in 1 2; do
-    "$B/rshmemrun" -n $n --timeout 200 "$B/moe" > "$OUT/moe$n.log" 2>&1; rc=$?
+  for n in ${MOE_PES:-1 2}; do
+    "$B/rshmemrun" -n $n --timeout 120 "$B/moe" > "$OUT/moe$n.log" 2>&1; rc=$?
     grep -E "FAIL" "$OUT/moe$n.log" | head -10
     note "moe $n PEs rc=$rc: $(grep -c '^PASS' "$OUT/moe$n.log") PASS, $(grep -c '^FAIL' "$OUT/moe$n.log") FAIL"
   done
@@ -45,8 +45,8 @@ if [[ $what == bench || $what == all ]]; then
   grep -v RESULT "$OUT/bench.txt" | tail -40
   RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 2 --timeout 200 "$B/gpu_coll" --bench --anchor "$OUT/nvshmem.txt" > "$OUT/coll_bench.txt" 2>&1; note "rshmem coll bench rc=$?"
   grep -v -E "RESULT|^PASS" "$OUT/coll_bench.txt" | tail -14
-  for n in 1 2; do
-    RSHMEM_SYMMETRIC_SIZE=4G "$B/rshmemrun" -n $n --timeout 300 "$B/moe" --bench > "$OUT/moe_bench$n.txt" 2>&1; note "moe bench $n PEs rc=$?"
+  for n in ${MOE_BENCH_PES:-1 2}; do
+    RSHMEM_SYMMETRIC_SIZE=4G "$B/rshmemrun" -n $n --timeout 120 "$B/moe" --bench > "$OUT/moe_bench$n.txt" 2>&1; note "moe bench $n PEs rc=$?"
     tail -7 "$OUT/moe_bench$n.txt"
   done
 fi

@@ -146,10 +146,33 @@ fn growth_and_exhaustion(ctx: &Ctx, ck: &mut Check) -> Result<()> {
     Ok(())
 }
 
+/// realloc keeps this PE's data, zeroes new elements, and the new block is usable by peers.
+fn realloc_keeps_data(ctx: &Ctx, ck: &mut Check) -> Result<()> {
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    let a = ctx.alloc_from(&(0..100u64).map(|i| i + 1000 * me as u64).collect::<Vec<_>>())?;
+    let old = a.addr();
+    let b = ctx.realloc(a, 5000)?;
+    let v = b.to_vec();
+    ck.ok((0..100).all(|i| v[i] == i as u64 + 1000 * me as u64), "realloc kept the first 100 elements");
+    ck.eq(v[100..].iter().filter(|&&w| w != 0).count(), 0, "non-zero words in the grown part");
+    ck.ok(ctx.allocation_size(old).is_none() || b.addr() == old, "the old block was freed");
+    // Everyone has looked at its grown part before peers write into it.
+    ctx.barrier_all()?;
+    ctx.put(&b, 4999, &[7 + me as u64], (me + 1) % n)?;
+    ctx.barrier_all()?;
+    ck.eq(b.read(4999)?, 7 + ((me + n - 1) % n) as u64, "a peer's put into the grown part");
+    let c = ctx.realloc(b, 10)?;
+    ck.ok(c.to_vec() == (0..10).map(|i| i + 1000 * me as u64).collect::<Vec<_>>(), "shrinking realloc kept the first 10");
+    ctx.free(c)
+}
+
 fn main() -> Result<()> {
     let ctx = rshmem::init()?;
     let mut ck = Check::new("pe_heap", ctx.my_pe());
-    let r = alignment(&ctx, &mut ck).and_then(|_| free_and_reuse(&ctx, &mut ck)).and_then(|_| growth_and_exhaustion(&ctx, &mut ck));
+    let r = alignment(&ctx, &mut ck)
+        .and_then(|_| realloc_keeps_data(&ctx, &mut ck))
+        .and_then(|_| free_and_reuse(&ctx, &mut ck))
+        .and_then(|_| growth_and_exhaustion(&ctx, &mut ck));
     if let Err(e) = r {
         ck.ok(false, format_args!("unexpected error: {e}"));
     }

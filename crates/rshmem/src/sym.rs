@@ -20,6 +20,9 @@ use crate::ctx::{Ctx, Runtime};
 use crate::error::{Error, Result};
 use crate::types::{SymType, WordType};
 use std::marker::PhantomData;
+
+/// Alignment of reallocated blocks (as `malloc`'s).
+const MIN_REALLOC_ALIGN: usize = 16;
 use std::sync::Arc;
 
 /// A symmetric allocation of `len` values of `T`.
@@ -216,6 +219,48 @@ impl Ctx {
         #[cfg(not(feature = "cuda"))]
         let _ = before;
         Ok(addr)
+    }
+
+    /// Resizes a symmetric allocation (collective; every PE passes the same allocation and
+    /// size): a new allocation receives this PE's first `min(old, new)` bytes and the old
+    /// one is freed. Returns the new address.
+    pub fn realloc_bytes(&self, call: &'static str, addr: usize, size: usize) -> Result<usize> {
+        let old = self.rt.heap.size_of(addr).ok_or_else(|| Error::InvalidArgument {
+            call,
+            arg: "ptr",
+            detail: format!("{addr:#x} is not the start of a live symmetric allocation"),
+            pe: self.my_pe(),
+        })?;
+        let new = self.malloc_bytes(call, size, MIN_REALLOC_ALIGN)?;
+        let keep = old.min(size);
+        if keep > 0 {
+            let me = self.my_pe();
+            let (from, to) = (self.rt.heap.offset_of(addr).expect("live"), self.rt.heap.offset_of(new).expect("live"));
+            let mut bytes = vec![0u8; keep];
+            self.rt.to(me).get(me, from, &mut bytes);
+            self.rt.to(me).put(me, to, &bytes);
+        }
+        self.free_bytes(call, addr)?;
+        Ok(new)
+    }
+
+    /// Resizes `sym` to `len` elements (collective), keeping this PE's first
+    /// `min(old, new)` elements; new elements are zero.
+    pub fn realloc<T: SymType>(&self, sym: Sym<T>, len: usize) -> Result<Sym<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::InvalidArgument {
+            call: "realloc",
+            arg: "len",
+            detail: format!("{len} elements of {} overflow", T::NAME),
+            pe: self.my_pe(),
+        })?;
+        let grown = Sym { rt: self.rt.clone(), addr: 0, len, _t: PhantomData };
+        let addr = self.realloc_bytes("realloc", sym.addr, bytes)?;
+        let out = Sym { addr, ..grown };
+        if len > sym.len {
+            out.copy_from(sym.len, &vec![T::zeroed(); len - sym.len])?;
+        }
+        crate::coll::barrier::barrier_all(&self.rt, "realloc")?;
+        Ok(out)
     }
 
     /// Byte-level collective free.

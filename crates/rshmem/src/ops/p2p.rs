@@ -2,8 +2,9 @@
 //!
 //! A wait spins briefly, then sleeps on the heap's futex (see `transport::notify`), which
 //! every store through the API wakes: with 8 PEs on 2 cores waiters do not starve the
-//! writers they wait for. Each form has a `_timeout` twin for programs (and tests) that
-//! must not wait forever; a wait longer than `RSHMEM_WAIT_WARN` seconds logs a warning
+//! writers they wait for. The single-variable wait has a `_timeout` twin, and the address form of the
+//! array family (`wait_many_addr`) takes a timeout, for programs (and tests) that must
+//! not wait forever; a wait longer than `RSHMEM_WAIT_WARN` seconds logs a warning
 //! naming the call and the PE.
 
 use crate::ctx::Ctx;
