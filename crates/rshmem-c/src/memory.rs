@@ -28,8 +28,8 @@ fn allocate(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c
         Err(e) => crate::state::fatal(call, e),
     };
     if zero {
-        // SAFETY: `addr..addr+size` is this PE's part of the allocation just made.
-        unsafe { std::ptr::write_bytes(addr as *mut u8, 0, size) };
+        // Through the transport, so a device-memory heap is zeroed too.
+        c.putmem(addr, &vec![0u8; size], c.my_pe()).or_exit(call);
     }
     c.barrier_all().or_exit(call);
     addr as *mut c_void
@@ -54,11 +54,8 @@ fn reallocate(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void 
         return std::ptr::null_mut();
     }
     let c = rt(call);
-    let Some(old) = c.allocation_size(ptr as usize) else {
-        bad_arg(call, "ptr", format_args!("{ptr:p} is not the start of a symmetric allocation"))
-    };
     c.barrier_all().or_exit(call);
-    let new = match c.malloc_bytes(call, size, MALLOC_ALIGN) {
+    let new = match c.realloc_bytes(call, ptr as usize, size) {
         Ok(a) => a,
         Err(e @ Error::HeapExhausted { .. }) => {
             tracing::warn!("{call}: {e}");
@@ -66,10 +63,6 @@ fn reallocate(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void 
         }
         Err(e) => crate::state::fatal(call, e),
     };
-    // SAFETY: both are this PE's parts of live allocations of at least `min` bytes, and
-    // distinct allocations do not overlap.
-    unsafe { std::ptr::copy_nonoverlapping(ptr as *const u8, new as *mut u8, old.min(size)) };
-    c.free_bytes(call, ptr as usize).or_exit(call);
     c.barrier_all().or_exit(call);
     new as *mut c_void
 }
