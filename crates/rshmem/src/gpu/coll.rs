@@ -71,26 +71,7 @@ impl Ctx {
         op: ReduceOp,
         stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "reduce_on_stream";
-        if op.is_bitwise() && !T::BITWISE {
-            return Err(Error::InvalidArgument {
-                call: CALL,
-                arg: "op",
-                detail: format!("{} is not defined for {}", op.name(), T::NAME),
-                pe: self.my_pe(),
-            });
-        }
-        let (slot, _) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems)])?;
-        let args = [
-            A::I32(slot),
-            A::U64(dest.addr() as u64),
-            A::U64(source.addr() as u64),
-            A::U64(nelems as u64),
-            A::I32(T::CODE),
-            A::I32(op_code(op)),
-            A::I32(0),
-        ];
-        self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_reduce", stream, &args)
+        self.stream_reduce("reduce_on_stream", 0, team, dest, source, nelems, op, stream)
     }
 
     /// Enqueues a reduce-scatter: member `i`'s `dest[..nelems]` receives `op` over all
@@ -104,17 +85,31 @@ impl Ctx {
         op: ReduceOp,
         stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "reduce_scatter_on_stream";
+        self.stream_reduce("reduce_scatter_on_stream", 1, team, dest, source, nelems, op, stream)
+    }
+
+    /// The engine of both: `kind` 0 is an all-reduce, 1 a reduce-scatter.
+    fn stream_reduce<T: DeviceReduceType>(
+        &self,
+        call: &'static str,
+        kind: i32,
+        team: Team,
+        dest: &Sym<T>,
+        source: &Sym<T>,
+        nelems: usize,
+        op: ReduceOp,
+        stream: &Stream,
+    ) -> Result<()> {
         if op.is_bitwise() && !T::BITWISE {
             return Err(Error::InvalidArgument {
-                call: CALL,
+                call,
                 arg: "op",
                 detail: format!("{} is not defined for {}", op.name(), T::NAME),
                 pe: self.my_pe(),
             });
         }
-        let size = self.team_n_pes(team)?;
-        let (slot, _) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems * size)])?;
+        let blocks = if kind == 0 { 1 } else { self.team_n_pes(team)? };
+        let (slot, _) = self.stream_coll_check(call, team, &[(dest, "dest", nelems), (source, "source", nelems * blocks)])?;
         let args = [
             A::I32(slot),
             A::U64(dest.addr() as u64),
@@ -122,7 +117,7 @@ impl Ctx {
             A::U64(nelems as u64),
             A::I32(T::CODE),
             A::I32(op_code(op)),
-            A::I32(1),
+            A::I32(kind),
         ];
         self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_reduce", stream, &args)
     }
