@@ -288,8 +288,17 @@ impl<'a> Session<'a> {
             return;
         }
         let (dpe, spe) = (self.pe(dst), self.pe(src));
-        let via = if dst == self.me() { spe } else { dpe };
-        self.rt.to(via).copy(dpe, dst_off, spe, src_off, len);
+        let (to_dst, to_src) = (self.rt.to(dpe), self.rt.to(spe));
+        if std::ptr::addr_eq(to_dst as *const dyn crate::transport::Transport, to_src as *const dyn crate::transport::Transport) {
+            // One transport reaches both ends (the mapped transport copies directly).
+            to_dst.copy(dpe, dst_off, spe, src_off, len);
+        } else {
+            // Different transports (this PE through shared memory, a peer through UCX):
+            // read with the one that reaches the source, write with the other.
+            let mut buf = vec![0u8; len];
+            to_src.get(spe, src_off, &mut buf);
+            to_dst.put(dpe, dst_off, &buf);
+        }
     }
 
     /// Reads `buf.len()` elements from member `i`'s heap at `off`.

@@ -54,6 +54,17 @@ pub fn run_env(n: usize, example_name: &str, args: &[&str], env: &[(&str, &str)]
     finish(cmd.output().expect("start rshmemrun"))
 }
 
+/// Runs `program args` (any executable, e.g. a wrapper script) as `n` PEs with extra
+/// environment under the launcher's `--timeout`.
+pub fn run_program_env(n: usize, program: &std::path::Path, args: &[&str], env: &[(&str, &str)], timeout_s: u32) -> Job {
+    let mut cmd = Command::new(rshmemrun());
+    cmd.arg("-n").arg(n.to_string()).arg("--timeout").arg(timeout_s.to_string()).arg(program).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    finish(cmd.output().expect("start rshmemrun"))
+}
+
 /// Runs `example` as `n` PEs with a 120 s timeout.
 pub fn run(n: usize, example_name: &str, args: &[&str]) -> Job {
     run_env(n, example_name, args, &[], 120)
