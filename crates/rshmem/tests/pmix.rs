@@ -26,14 +26,17 @@ fn mpirun_present() -> bool {
 
 /// Runs `example` as `n` processes under `mpirun`, which ends the job after 120 s.
 fn mpirun(n: usize, example_name: &str, args: &[&str]) -> Job {
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120", "-np"])
-        .arg(n.to_string())
-        .arg(example(example_name))
-        .args(args)
-        .env_remove("RSHMEM_LAUNCHER_SOCK")
-        .output()
-        .expect("start mpirun");
+    mpirun_env(n, example_name, args, &[])
+}
+
+/// [`mpirun`] with extra environment variables exported to every process.
+fn mpirun_env(n: usize, example_name: &str, args: &[&str], env: &[(&str, &str)]) -> Job {
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120", "-np"]).arg(n.to_string());
+    for (k, v) in env {
+        cmd.arg("-x").arg(format!("{k}={v}"));
+    }
+    let out = cmd.arg(example(example_name)).args(args).env_remove("RSHMEM_LAUNCHER_SOCK").output().expect("start mpirun");
     Job {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -82,6 +85,31 @@ fn every_amo_under_mpirun() {
     job.assert_ok();
     let lines = job.stdout.lines().filter(|l| l.contains("table: 12 standard, 7 bitwise, 14 extended types")).count();
     assert_eq!(lines, 3, "{}", job.stdout);
+}
+
+#[test]
+fn heap_growth_reopens_segments_through_proc_under_mpirun() {
+    if !mpirun_present() {
+        return;
+    }
+    // A 2 MiB initial heap that must grow: every new segment's descriptor goes through
+    // allgather_fd, i.e. (pid, fd) over PMIx and /proc/<pid>/fd/<fd>.
+    let env = [("RSHMEM_SYMMETRIC_SIZE", "2M"), ("RSHMEM_MAX_SYMMETRIC_SIZE", "96M")];
+    let job = mpirun_env(2, "pe_heap", &[], &env);
+    job.assert_ok();
+    assert_eq!(job.stdout.matches("checks passed").count(), 2, "every PE reports: {}", job.stdout);
+}
+
+#[test]
+fn a_killed_pe_ends_the_mpirun_job() {
+    if !mpirun_present() {
+        return;
+    }
+    // PE 2 kills itself while the others wait in a barrier; mpirun ends the job and
+    // names rank 2 and the signal.
+    let job = mpirun(3, "pe_launch", &["die"]);
+    assert_ne!(job.code, 0, "{}", job.stdout);
+    assert!(job.stderr.contains("rank 2") && job.stderr.contains("signal 9"), "{}", job.stderr);
 }
 
 #[test]
