@@ -115,18 +115,7 @@ impl Ctx {
         let nbytes = nreduce.saturating_mul(sz);
         let algo = select::reduce(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        s.check(
-            Kind::Reduce,
-            &[
-                ("type", T::DTYPE as u64, show_dtype),
-                ("op", op as u64, show_op),
-                ("nreduce", nreduce as u64, show_num),
-                ("dest", d as u64, show_offset),
-                ("source", so as u64, show_offset),
-                ("algorithm", algo as u64, show_algo),
-            ],
-            local.is_ok(),
-        )?;
+        check_reduction::<T>(&s, Kind::Reduce, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
         if nreduce == 0 {
             return Ok(());
@@ -165,18 +154,7 @@ impl Ctx {
         let nbytes = nreduce.saturating_mul(sz);
         let algo = select::reduce_scatter(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        s.check(
-            Kind::ReduceScatter,
-            &[
-                ("type", T::DTYPE as u64, show_dtype),
-                ("op", op as u64, show_op),
-                ("nreduce", nreduce as u64, show_num),
-                ("dest", d as u64, show_offset),
-                ("source", so as u64, show_offset),
-                ("algorithm", algo as u64, show_algo),
-            ],
-            local.is_ok(),
-        )?;
+        check_reduction::<T>(&s, Kind::ReduceScatter, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
         if nreduce == 0 {
             return Ok(());
@@ -275,4 +253,28 @@ pub(crate) fn combine_pieces<T: ReduceType>(
         sink(start, a);
         start += len;
     }
+}
+
+/// The cross-PE argument check shared by reduce and reduce_scatter.
+fn check_reduction<T: ReduceType>(
+    s: &Session,
+    kind: Kind,
+    op: ReduceOp,
+    nreduce: usize,
+    (dest, source): (usize, usize),
+    algo: u64,
+    local_ok: bool,
+) -> Result<()> {
+    s.check(
+        kind,
+        &[
+            ("type", T::DTYPE as u64, show_dtype),
+            ("op", op as u64, show_op),
+            ("nreduce", nreduce as u64, show_num),
+            ("dest", dest as u64, show_offset),
+            ("source", source as u64, show_offset),
+            ("algorithm", algo, show_algo),
+        ],
+        local_ok,
+    )
 }
