@@ -3,6 +3,8 @@
 //! `exit3`: PE 1 exits with status 3 after init. `hang`: every PE sleeps.
 //! `wrong-key`: presents a wrong job key. `linger`: every PE finalizes, then all but
 //! PE 0 stay alive a while (PE 0's exit races its own Finalize frame at the launcher).
+//! `global-exit`: PE 1 calls `global_exit(7)` while the others wait in a barrier that
+//! only the job's end can leave.
 
 use std::time::Duration;
 
@@ -33,6 +35,15 @@ fn main() {
                 std::process::exit(3);
             }
             ctx.barrier_all().expect("barrier");
+        }
+        "global-exit" => {
+            if ctx.my_pe() == 1 {
+                ctx.global_exit(7);
+            }
+            let _ = ctx.barrier_all();
+            std::thread::sleep(Duration::from_secs(60));
+            eprintln!("PE {}: still running 60 s after PE 1's global_exit", ctx.my_pe());
+            std::process::exit(0);
         }
         "hang" => std::thread::sleep(Duration::from_secs(600)),
         "linger" => {

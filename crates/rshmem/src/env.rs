@@ -76,7 +76,7 @@ pub const ENV_TABLE: &[EnvVar] = &[
         help: "auto (mapped peers through shared memory, unmapped ones through UCX), local, or ucx (UCX for every pair of distinct PEs; UCX_TLS picks UCX's transports)",
     },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
-    EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means a single PE" },
+    EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means PMIx (when PMIX_RANK or PMIX_NAMESPACE is set) or a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
     EnvVar { name: "RSHMEM_PE", default: "(set by rshmemrun)", help: "this process's PE number" },
     EnvVar { name: "RSHMEM_NPES", default: "(set by rshmemrun)", help: "number of PEs in the job" },

@@ -2,10 +2,12 @@
 //!
 //! Nothing else lives here but the launcher's rendezvous ([`launcher`], the server side
 //! that `rshmemrun` runs, and [`launched`], the PE side). The trait is deliberately small
-//! so that PMIx or MPI implementations can slot in beside it.
+//! so that other implementations slot in beside it: [`pmix`] joins jobs started by
+//! PMIx launchers such as Open MPI's `mpirun`.
 
 pub mod launched;
 pub mod launcher;
+pub mod pmix;
 pub mod protocol;
 pub mod single;
 
@@ -51,10 +53,24 @@ pub trait Bootstrap: Send {
 }
 
 /// Picks the bootstrap from the environment: the launcher's when `RSHMEM_LAUNCHER_SOCK`
-/// is set, otherwise a single PE.
+/// is set; PMIx's when a PMIx launcher (`mpirun`, `prterun`, `srun --mpi=pmix`) set
+/// `PMIX_RANK` or `PMIX_NAMESPACE`; otherwise a single PE. When the environment says a
+/// multi-process launcher started us but PMIx cannot be used, it fails rather than run
+/// as one of N unconnected single PEs.
 pub fn from_env() -> Result<Box<dyn Bootstrap>> {
-    match std::env::var_os("RSHMEM_LAUNCHER_SOCK") {
-        Some(path) => Ok(Box::new(launched::LaunchedBootstrap::connect(path.as_ref())?)),
-        None => Ok(Box::new(single::SinglePe)),
+    if let Some(path) = std::env::var_os("RSHMEM_LAUNCHER_SOCK") {
+        return Ok(Box::new(launched::LaunchedBootstrap::connect(path.as_ref())?));
     }
+    if std::env::var_os("PMIX_RANK").is_some() || std::env::var_os("PMIX_NAMESPACE").is_some() {
+        return Ok(Box::new(pmix::PmixBootstrap::init()?));
+    }
+    let ompi_size = std::env::var("OMPI_COMM_WORLD_SIZE").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(1);
+    if ompi_size > 1 {
+        return Err(Error::Bootstrap(format!(
+            "OMPI_COMM_WORLD_SIZE={ompi_size} says mpirun started {ompi_size} processes, but PMIX_RANK and \
+             PMIX_NAMESPACE are not set, so there is no PMIx server to join; use an Open MPI built with PMIx \
+             (4.x or newer) or start the job with rshmemrun"
+        )));
+    }
+    Ok(Box::new(single::SinglePe))
 }

@@ -1,0 +1,140 @@
+//! The PMIx bootstrap (src/bootstrap/pmix.rs): the ring, RMA and AMO programs started by
+//! Open MPI's `mpirun` instead of `rshmemrun`, `global_exit` ending an `mpirun` job, and
+//! the clear failures when the environment names a launcher that cannot be joined.
+//!
+//! The `mpirun` tests are skipped, with the reason printed, only where `mpirun` is not
+//! installed (CI installs `openmpi-bin`, so there they run).
+
+mod common;
+use common::*;
+use std::process::Command;
+
+/// Whether `mpirun` is here; prints why not.
+fn mpirun_present() -> bool {
+    match Command::new("mpirun").arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        Ok(o) => {
+            println!("SKIPPED: `mpirun --version` failed ({}): {}", o.status, String::from_utf8_lossy(&o.stderr));
+            false
+        }
+        Err(e) => {
+            println!("SKIPPED: PMIx tests need Open MPI's mpirun (openmpi-bin): {e}");
+            false
+        }
+    }
+}
+
+/// Runs `example` as `n` processes under `mpirun`, which ends the job after 120 s.
+fn mpirun(n: usize, example_name: &str, args: &[&str]) -> Job {
+    mpirun_env(n, example_name, args, &[])
+}
+
+/// [`mpirun`] with extra environment variables exported to every process.
+fn mpirun_env(n: usize, example_name: &str, args: &[&str], env: &[(&str, &str)]) -> Job {
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120", "-np"]).arg(n.to_string());
+    for (k, v) in env {
+        cmd.arg("-x").arg(format!("{k}={v}"));
+    }
+    let out = cmd.arg(example(example_name)).args(args).env_remove("RSHMEM_LAUNCHER_SOCK").output().expect("start mpirun");
+    Job {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `example` alone (no launcher) with `env` set; it must fail to initialize.
+fn alone(example_name: &str, env: &[(&str, &str)]) -> Job {
+    let mut cmd = Command::new(example(example_name));
+    cmd.env_remove("RSHMEM_LAUNCHER_SOCK").env_remove("PMIX_RANK").env_remove("PMIX_NAMESPACE");
+    cmd.env_remove("OMPI_COMM_WORLD_SIZE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("start example");
+    Job {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn ring_and_rma_under_mpirun() {
+    if !mpirun_present() {
+        return;
+    }
+    for n in [2, 3] {
+        let job = mpirun(n, "ring", &[]);
+        job.assert_ok();
+        assert!(job.stdout.contains(&format!("ring of {n} PEs: all data arrived intact")), "{}", job.stdout);
+    }
+    let job = mpirun(2, "pe_rma", &[]);
+    job.assert_ok();
+    assert_eq!(job.stdout.matches("checks passed").count(), 2, "every PE reports: {}", job.stdout);
+    assert!(job.stdout.contains("sized forms 8/16/32/64/128 bits and the mem forms checked"), "{}", job.stdout);
+}
+
+#[test]
+fn every_amo_under_mpirun() {
+    if !mpirun_present() {
+        return;
+    }
+    let job = mpirun(3, "pe_amo", &["table"]);
+    job.assert_ok();
+    let lines = job.stdout.lines().filter(|l| l.contains("table: 12 standard, 7 bitwise, 14 extended types")).count();
+    assert_eq!(lines, 3, "{}", job.stdout);
+}
+
+#[test]
+fn heap_growth_reopens_segments_through_proc_under_mpirun() {
+    if !mpirun_present() {
+        return;
+    }
+    // A 2 MiB initial heap that must grow: every new segment's descriptor goes through
+    // allgather_fd, i.e. (pid, fd) over PMIx and /proc/<pid>/fd/<fd>.
+    let env = [("RSHMEM_SYMMETRIC_SIZE", "2M"), ("RSHMEM_MAX_SYMMETRIC_SIZE", "96M")];
+    let job = mpirun_env(2, "pe_heap", &[], &env);
+    job.assert_ok();
+    assert_eq!(job.stdout.matches("checks passed").count(), 2, "every PE reports: {}", job.stdout);
+}
+
+#[test]
+fn a_killed_pe_ends_the_mpirun_job() {
+    if !mpirun_present() {
+        return;
+    }
+    // PE 2 kills itself while the others wait in a barrier; mpirun ends the job and
+    // names rank 2 and the signal.
+    let job = mpirun(3, "pe_launch", &["die"]);
+    assert_ne!(job.code, 0, "{}", job.stdout);
+    assert!(job.stderr.contains("rank 2") && job.stderr.contains("signal 9"), "{}", job.stderr);
+}
+
+#[test]
+fn global_exit_ends_an_mpirun_job() {
+    if !mpirun_present() {
+        return;
+    }
+    let job = mpirun(3, "pe_launch", &["global-exit"]);
+    assert_eq!(job.code, 7, "mpirun's status is PE 1's global_exit code\n{}\n{}", job.stdout, job.stderr);
+    assert!(job.stderr.contains("global_exit(7) called on PE 1"), "{}", job.stderr);
+    assert!(!job.stderr.contains("still running"), "{}", job.stderr);
+}
+
+#[test]
+fn a_launcher_that_cannot_be_joined_is_an_error() {
+    // PMIX_RANK without a PMIx server: PMIx_Init fails (or libpmix is missing).
+    let job = alone("ring", &[("PMIX_RANK", "0"), ("PMIX_NAMESPACE", "rshmem-test")]);
+    assert_ne!(job.code, 0, "{}", job.stdout);
+    assert!(job.stderr.contains("PMIx_Init failed") || job.stderr.contains("cannot load libpmix"), "{}", job.stderr);
+    assert!(!job.stdout.contains("all data arrived"), "{}", job.stdout);
+    // mpirun's size without PMIx: not N unconnected single PEs.
+    let job = alone("ring", &[("OMPI_COMM_WORLD_SIZE", "2")]);
+    assert_ne!(job.code, 0, "{}", job.stdout);
+    assert!(job.stderr.contains("OMPI_COMM_WORLD_SIZE=2"), "{}", job.stderr);
+    // A size of one is a single PE.
+    let job = alone("ring", &[("OMPI_COMM_WORLD_SIZE", "1")]);
+    job.assert_ok();
+}
