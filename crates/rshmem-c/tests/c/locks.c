@@ -19,6 +19,9 @@ int main(void) {
         shmem_long_p(&counter, v + 1, 0);
         shmem_clear_lock(&lock);
     }
+    /* The second phase updates the same counter under a different lock: no PE may start
+     * it while another is still in the first phase. */
+    shmem_barrier_all();
     int acquired = 0;
     for (int r = 0; r < ROUNDS; r++) {
         if (shmem_test_lock(heap_lock) == 0) {
