@@ -195,11 +195,12 @@ fn perftest(tls: &str, port: u16, args: &[&str]) -> Option<Vec<f64>> {
         }
         result = String::from_utf8_lossy(&out.stdout)
             .lines()
+            .rev()
             .filter_map(|l| {
                 let nums: Vec<f64> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
                 (nums.len() == 8).then_some(nums)
             })
-            .last();
+            .next();
     }
     let _ = server.kill();
     let _ = server.wait();
