@@ -46,8 +46,9 @@ pub const ENV_TABLE: &[EnvVar] = &[
         name: "RSHMEM_COLL_ALGO",
         default: "auto",
         help: "force collective algorithms: comma-separated collective=algorithm pairs, e.g. `reduce=ring,broadcast=tree`; \
-               barrier=dissem|dissem:K (radix K), broadcast=direct|tree, fcollect=direct|ring, collect=direct|ring, \
-               alltoall=direct, reduce=oneshot|rsag|ring, reduce_scatter=direct|ring, scan=direct (see coll::select)",
+               barrier=dissem|dissem:K (radix K)|hier, broadcast=direct|tree|hier, fcollect=direct|ring|hier, \
+               collect=direct|ring|hier, alltoall=direct, reduce=oneshot|rsag|ring|hier, reduce_scatter=direct|ring, scan=direct \
+               (see coll::select)",
     },
     EnvVar {
         name: "RSHMEM_COLL_CHECK",
