@@ -14,6 +14,7 @@
 
 pub mod anchor;
 pub mod backend;
+pub mod gpu;
 pub mod ops;
 pub mod pe;
 pub mod plan;
