@@ -90,7 +90,7 @@ static void anchor_skip(const struct plan_case *c, const char *reason) {
 }
 
 /* Number of ranks of this job on this host. */
-static int anchor_local_ranks(void) {
+static inline int anchor_local_ranks(void) {
     MPI_Comm node;
     int n = 1;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
