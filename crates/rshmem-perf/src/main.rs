@@ -118,6 +118,10 @@ fn choose_suite(cli: &Cli) -> Result<Suite, String> {
     if cli.cpu {
         return Ok(Suite::Cpu);
     }
+    if cli.gpu && cli.list_ops {
+        // Listing needs no GPU.
+        return Ok(Suite::Gpu);
+    }
     match (cli.gpu, gpu::unavailable()) {
         (true, Some(why)) => Err(format!("--gpu: {why} (without --gpu, rshmem-perf runs the CPU suite)")),
         (_, None) => Ok(Suite::Gpu),

@@ -191,6 +191,11 @@ fn refuses_bad_requests_clearly() {
         let listed = perf(&["--list-ops"], Duration::from_secs(30));
         assert!(listed.stdout.lines().any(|l| l.starts_with("put_nbi")), "{}", listed.stdout);
     }
+    let gpu_ops = perf(&["--gpu", "--list-ops"], Duration::from_secs(30));
+    assert_eq!(gpu_ops.code, Some(0));
+    for op in ["put_bw", "get_bw_thread", "put_lat", "signal_pingpong", "barrier_on_stream", "reduce_scatter_on_stream"] {
+        assert!(gpu_ops.stdout.lines().any(|l| l.split_whitespace().next() == Some(op)), "{op}: {}", gpu_ops.stdout);
+    }
     let cpu_ops = perf(&["--cpu", "--ops", "put_bw", "--anchors", "none"], Duration::from_secs(30));
     assert_eq!(cpu_ops.code, Some(2));
     assert!(cpu_ops.stderr.contains("unknown cpu operation `put_bw`"), "{}", cpu_ops.stderr);

@@ -258,6 +258,8 @@ impl Runner<'_> {
         let data: Sym<u8> = self.ctx.alloc(case.bytes).map_err(&e)?;
         let sig: Sym<u64> = self.ctx.alloc(1).map_err(&e)?;
         self.fill_bytes(case, &src)?;
+        // The signal starts at zero (the memory may hold an earlier case's data).
+        sig.write(0, 0).map_err(&e)?;
         let one = LaunchConfig::new(1, 1);
         let peer = to.or(from);
         let mut seq: u64 = 0;
