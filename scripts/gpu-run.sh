@@ -43,7 +43,7 @@ if [[ $what == perf || $what == bench || $what == all ]]; then
   timeout 600 "$B/rshmem-perf" --gpu --pes 2 --anchors auto ${PERF_ARGS:---reps 3 --warmup 5 --iters 200 --sync-iters 5 --rep-bytes 256M} \
     --timeout 200 --out "$PR" > "$OUT/perf.txt" 2> "$OUT/perf.log"; note "rshmem-perf gpu rc=$?"
   mkdir -p "$OUT/perf" && cp "$PR"/*.csv "$PR"/*.json "$PR"/*.svg "$PR"/plan.txt "$PR"/anchor/*.log "$OUT/perf/" 2>/dev/null
-  grep -v "^wrote" "$OUT/perf.txt" | head -150; grep -iE "error|unavailable|fail" "$OUT/perf.log" | head -20
+  grep -v "^wrote" "$OUT/perf.txt" | head -150; grep -iE "^rshmem-perf:|error|unavailable|fail" "$OUT/perf.log" | head -20
 fi
 if [[ $what == bench || $what == all ]]; then
   for n in ${MOE_BENCH_PES:-1 2}; do
