@@ -425,8 +425,9 @@ fn heap_gpu_signal(bytes: usize, _n: usize) -> usize {
 
 /// The smallest and largest device bandwidth message.
 const BW: (usize, usize) = (64 << 10, 1 << 30);
-/// Latency sweeps: 8 B to 1 MiB (one thread moves the message).
-const LAT: (usize, usize) = (8, 1 << 20);
+/// Latency sweeps: 8 B to 64 KiB (one thread moves the message: larger ones are the
+/// bandwidth cases' job, and would take seconds per case on one thread).
+const LAT: (usize, usize) = (8, 64 << 10);
 
 /// A GPU table entry (collectives take 8-byte elements).
 #[allow(clippy::too_many_arguments)]

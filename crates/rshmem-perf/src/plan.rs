@@ -231,7 +231,7 @@ mod tests {
         assert_eq!(sizes(Op::PutBw).first(), Some(&(64 << 10)));
         assert_eq!(sizes(Op::PutBw).last(), Some(&(1 << 30)));
         assert_eq!(sizes(Op::PutBw).len(), 15);
-        assert_eq!((sizes(Op::PutLat)[0], *sizes(Op::PutLat).last().unwrap()), (8, 1 << 20));
+        assert_eq!((sizes(Op::PutLat)[0], *sizes(Op::PutLat).last().unwrap()), (8, 64 << 10));
         assert_eq!(sizes(Op::GpuP), vec![8]);
         assert_eq!(sizes(Op::BarrierOnStream), vec![0]);
         // alltoall at 1 GiB on 2 PEs needs 4 GiB per PE: within the GPU limit.
