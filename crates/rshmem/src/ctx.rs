@@ -16,6 +16,7 @@ use crate::ops::lock::HeldLocks;
 use crate::team::TeamTable;
 use crate::transport::local::LocalTransport;
 use crate::transport::notify::WaitPolicy;
+use crate::transport::ucx::staged::StagedTransport;
 use crate::transport::ucx::UcxTransport;
 use crate::transport::{Transport, TransportTable};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -232,7 +233,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
 }
 
 /// The transport table of a host heap: mapped peers through shared memory, the others
-/// through UCX; `RSHMEM_TRANSPORT=ucx` sends every peer but this PE itself through UCX.
+/// through UCX; `RSHMEM_TRANSPORT=ucx` sends every peer but this PE itself through UCX
+/// (with UCX's RMA, or with `RSHMEM_UCX_PROTOCOL=am` the staged active-message protocol).
 fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap) -> Result<TransportTable> {
     let n_pes = heap.n_pes();
     let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
@@ -242,9 +244,15 @@ fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHe
     if config.transport == "local" || !remote.iter().any(|&r| r) {
         return Ok(TransportTable::uniform(n_pes, local));
     }
-    let ucx = Arc::new(UcxTransport::new(boot, heap.base(heap.my_pe()), &remote)?);
-    heap.set_segment_hook(boot, ucx.clone())?;
-    let ucx: Arc<dyn Transport> = ucx;
+    let ucx: Arc<dyn Transport> = if config.ucx_protocol == "am" {
+        let staged = Arc::new(StagedTransport::new(boot, heap.base(heap.my_pe()), &remote, local.clone(), heap.stride())?);
+        heap.set_segment_hook(boot, staged.clone())?;
+        staged
+    } else {
+        let ucx = Arc::new(UcxTransport::new(boot, heap.base(heap.my_pe()), &remote)?);
+        heap.set_segment_hook(boot, ucx.clone())?;
+        ucx
+    };
     Ok(TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()))
 }
 

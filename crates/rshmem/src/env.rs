@@ -75,6 +75,11 @@ pub const ENV_TABLE: &[EnvVar] = &[
         default: "auto",
         help: "auto (mapped peers through shared memory, unmapped ones through UCX), local, or ucx (UCX for every pair of distinct PEs; UCX_TLS picks UCX's transports)",
     },
+    EnvVar {
+        name: "RSHMEM_UCX_PROTOCOL",
+        default: "rma",
+        help: "how host heaps use UCX: rma (UCX put/get/atomics on registered memory) or am (active messages that the target's progress thread carries out: the staged protocol GPU heaps always use)",
+    },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means PMIx (when PMIX_RANK or PMIX_NAMESPACE is set) or a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
@@ -107,6 +112,8 @@ pub struct Config {
     pub device_wait_timeout: u64,
     /// `RSHMEM_TRANSPORT`: auto, local or ucx.
     pub transport: String,
+    /// `RSHMEM_UCX_PROTOCOL`: rma or am.
+    pub ucx_protocol: String,
 }
 
 impl Config {
@@ -158,10 +165,20 @@ impl Config {
                 pe: 0,
             });
         }
+        let ucx_protocol = raw("RSHMEM_UCX_PROTOCOL").trim().to_ascii_lowercase();
+        if !["rma", "am"].contains(&ucx_protocol.as_str()) {
+            return Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_UCX_PROTOCOL",
+                detail: format!("`{ucx_protocol}` is not rma or am"),
+                pe: 0,
+            });
+        }
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;
         Ok(Config {
             transport,
+            ucx_protocol,
             device,
             device_debug,
             device_wait_timeout,

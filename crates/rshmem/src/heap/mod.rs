@@ -168,11 +168,9 @@ impl SymmetricHeap {
 
     /// Collective: installs `hook`, telling it of every segment mapped now (runtime area,
     /// user segments, static data); later segments are reported as they are added.
-    /// Only host heaps take a hook.
+    /// On a GPU heap the segments are device memory: only a hook that registers nothing
+    /// with UCX (the staged protocol, `transport::ucx::staged`) belongs there.
     pub fn set_segment_hook(&self, boot: &mut dyn Bootstrap, hook: Arc<dyn SegmentHook>) -> Result<()> {
-        if self.is_device() {
-            return Err(Error::Unsupported { call: "init", detail: "remote transports do not reach GPU heaps yet".into() });
-        }
         let st = self.state.lock().expect("heap lock");
         hook.segment_added(boot, 0, self.sys.size)?;
         for seg in &st.segments {
