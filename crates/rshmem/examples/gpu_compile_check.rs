@@ -8,6 +8,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("rshmem_coll_builtin", include_str!("../device/rshmem_coll_builtin.cu")),
     ("coll", include_str!("gpu/coll.cu")),
     ("suite", include_str!("gpu/suite.cu")),
+    ("proxy", include_str!("gpu/proxy.cu")),
     ("bench", include_str!("gpu/bench.cu")),
     ("rshmem_moe", include_str!("../device/rshmem_moe.cu")),
 ];

@@ -39,6 +39,9 @@ pub(crate) struct Runtime {
     pub(crate) locks: HeldLocks,
     #[cfg(feature = "cuda")]
     pub(crate) gpu: Option<Arc<crate::gpu::Gpu>>,
+    /// The GPU PE's host proxy, when some peers are reached through it.
+    #[cfg(feature = "cuda")]
+    pub(crate) proxy: Option<crate::gpu::proxy::Proxy>,
     finalized: AtomicBool,
 }
 
@@ -64,6 +67,11 @@ impl Runtime {
             return Ok(());
         }
         crate::coll::barrier::barrier_all(self, "finalize")?;
+        // The proxy finishes what kernels left in its ring before the transports close.
+        #[cfg(feature = "cuda")]
+        if let Some(p) = &self.proxy {
+            p.stop();
+        }
         let mut boot = self.boot();
         self.heap.finalize_hook(&mut **boot)?;
         boot.finalize()
@@ -154,7 +162,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
     #[cfg(feature = "cuda")]
-    let (heap, transports, gpu) = {
+    let (heap, transports, gpu, proxy) = {
         use crate::gpu::{self, DeviceChoice};
         let choice = match config.device.as_str() {
             "cpu" => DeviceChoice::Cpu,
@@ -172,7 +180,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                     UserMemory::Host,
                 )?;
                 let table = host_transports(&config, &mut *boot, &heap)?;
-                (heap, table, None)
+                (heap, table, None, None)
             }
             Some(cuda) => {
                 let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
@@ -194,11 +202,22 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                 g.set_team(0, Some((0, 1, n_pes)))?;
                 g.set_team(1, Some((0, 1, n_pes)))?;
                 let host = LocalTransport::new(heap.bases(), heap.stride());
-                if config.transport == "ucx" {
-                    return Err(Error::Unsupported { call: "init", detail: "RSHMEM_TRANSPORT=ucx does not reach GPU heaps yet".into() });
-                }
                 let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
-                (heap, TransportTable::uniform(n_pes, t), Some(g))
+                // Every GPU peer on this host is mapped today; RSHMEM_TRANSPORT=ucx sends
+                // the others through the staged UCX protocol, and the device API's
+                // operations on them through this PE's host proxy.
+                let remote: Vec<bool> = (0..n_pes).map(|pe| pe != my_pe && config.transport == "ucx").collect();
+                if remote.iter().any(|&r| r) {
+                    let area = heap.alloc(&mut *boot, "init", gpu::proxy::device_area_size(n_pes), 256)? as u64;
+                    let staged = Arc::new(StagedTransport::new(&mut *boot, heap.base(my_pe), &remote, t.clone(), heap.stride())?);
+                    heap.set_segment_hook(&mut *boot, staged.clone())?;
+                    let staged: Arc<dyn Transport> = staged;
+                    let table = TransportTable::new((0..n_pes).map(|pe| if remote[pe] { staged.clone() } else { t.clone() }).collect());
+                    let proxy = gpu::proxy::Proxy::start(g.clone(), table.clone(), &remote, area, sys.size)?;
+                    (heap, table, Some(g), Some(proxy))
+                } else {
+                    (heap, TransportTable::uniform(n_pes, t), Some(g), None)
+                }
             }
         }
     };
@@ -225,6 +244,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         locks: HeldLocks::default(),
         #[cfg(feature = "cuda")]
         gpu,
+        #[cfg(feature = "cuda")]
+        proxy,
         finalized: AtomicBool::new(false),
     };
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
