@@ -163,6 +163,32 @@ struct ServeState {
     held: BTreeMap<(usize, u64), (Header, Vec<u8>)>,
 }
 
+impl ServeState {
+    fn new(n_pes: usize) -> ServeState {
+        ServeState { next: vec![0; n_pes], held: BTreeMap::new() }
+    }
+
+    /// Admits what arrived and returns, in order, every request whose turn has come
+    /// (per origin, the next sequence numbers without a gap); the rest stays held.
+    fn take_ready(&mut self, arrived: Vec<(Header, Vec<u8>)>) -> Vec<(Header, Vec<u8>)> {
+        for (h, data) in arrived {
+            if h.src < self.next.len() && h.seq >= self.next[h.src] {
+                self.held.insert((h.src, h.seq), (h, data));
+            } else {
+                tracing::error!("staged UCX: dropped a request from PE {} with sequence number {} (stale or no such PE)", h.src, h.seq);
+            }
+        }
+        let mut ready = Vec::new();
+        for src in 0..self.next.len() {
+            while let Some(m) = self.held.remove(&(src, self.next[src])) {
+                self.next[src] += 1;
+                ready.push(m);
+            }
+        }
+        ready
+    }
+}
+
 struct Shared {
     w: Worker,
     mail: Box<Mailbox>,
@@ -255,20 +281,11 @@ impl Shared {
         if arrived.is_empty() && st.held.is_empty() {
             return 0;
         }
-        for (h, data) in arrived {
-            st.held.insert((h.src, h.seq), (h, data));
+        let ready = st.take_ready(arrived);
+        for (h, data) in &ready {
+            self.execute(*h, data);
         }
-        let mut done = 0;
-        for src in 0..st.next.len() {
-            loop {
-                let key = (src, st.next[src]);
-                let Some((h, data)) = st.held.remove(&key) else { break };
-                st.next[src] += 1;
-                self.execute(h, &data);
-                done += 1;
-            }
-        }
-        done
+        ready.len() as u32
     }
 
     /// Carries out one request on this PE's heap and answers it.
@@ -429,7 +446,7 @@ impl StagedTransport {
             next_seq: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
             unacked_sent: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
             next_id: AtomicU64::new(1),
-            serve: Mutex::new(ServeState { next: vec![0; n_pes], held: BTreeMap::new() }),
+            serve: Mutex::new(ServeState::new(n_pes)),
             closed: AtomicBool::new(false),
         });
         let t = s.clone();
@@ -573,6 +590,25 @@ mod tests {
         let mut bad = buf.clone();
         bad[0] = 99;
         assert!(Header::decode(&bad).is_none(), "an unknown kind is refused");
+    }
+
+    fn req(src: usize, seq: u64) -> (Header, Vec<u8>) {
+        (Header { kind: Kind::Put, src, seq, id: 0, offset: 0, len: 1, width: 0, op: 0, operand: 0, compare: 0 }, vec![seq as u8])
+    }
+
+    #[test]
+    fn requests_are_carried_out_in_sequence_per_origin() {
+        let mut st = ServeState::new(3);
+        // PE 1's 2 and 1 arrive before its 0; PE 2's 0 is on time.
+        let ready = st.take_ready(vec![req(1, 2), req(2, 0), req(1, 1)]);
+        assert_eq!(ready.iter().map(|(h, _)| (h.src, h.seq)).collect::<Vec<_>>(), vec![(2, 0)]);
+        let ready = st.take_ready(vec![req(1, 0), req(2, 2)]);
+        assert_eq!(ready.iter().map(|(h, _)| (h.src, h.seq)).collect::<Vec<_>>(), vec![(1, 0), (1, 1), (1, 2)]);
+        assert_eq!(st.held.len(), 1, "PE 2's request 2 waits for its 1");
+        let ready = st.take_ready(vec![req(2, 1), req(1, 0)]);
+        assert_eq!(ready.iter().map(|(h, _)| (h.src, h.seq)).collect::<Vec<_>>(), vec![(2, 1), (2, 2)], "a replayed old number is dropped");
+        assert!(st.held.is_empty());
+        assert!(st.take_ready(vec![req(9, 0)]).is_empty(), "no such PE");
     }
 
     #[test]
