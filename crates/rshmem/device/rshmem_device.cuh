@@ -349,9 +349,23 @@ RSHMEMI_SIZED(128, int4)
         rshmemi_check("rshmem_" #NAME "_atomic_fetch_add", a, sizeof(T), pe);                                         \
         return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch_add", a, pe, U, RSHMEMI_AMO_ADD, v, 0, true, atomicAdd_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_add(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_add(a, v, pe); } \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_add(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_add", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_add", a, sizeof(U), pe, RSHMEMI_AMO_ADD, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_add(a, v, pe);                                                                                                        \
+    } \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_inc(T* a, int pe) { return rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe); } \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_inc(T* a, int pe) { (void)rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe); }
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_inc(T* a, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_inc", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_inc", a, sizeof(U), pe, RSHMEMI_AMO_ADD, (rshmem_u64)(U)((T)1), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe);                                                                                                        \
+    }
 
 #define RSHMEMI_AMO_BIT(NAME, T, U)                                                                                   \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_and(T* a, T v, int pe) {                                \
@@ -366,9 +380,30 @@ RSHMEMI_SIZED(128, int4)
         rshmemi_check("rshmem_" #NAME "_atomic_fetch_xor", a, sizeof(T), pe);                                         \
         return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch_xor", a, pe, U, RSHMEMI_AMO_XOR, v, 0, true, atomicXor_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_and(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_and(a, v, pe); } \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_or(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_or(a, v, pe); }   \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_xor(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_xor(a, v, pe); }
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_and(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_and", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_and", a, sizeof(U), pe, RSHMEMI_AMO_AND, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_and(a, v, pe);                                                                                                        \
+    } \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_or(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_or", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_or", a, sizeof(U), pe, RSHMEMI_AMO_OR, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_or(a, v, pe);                                                                                                        \
+    }   \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_xor(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_xor", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_xor", a, sizeof(U), pe, RSHMEMI_AMO_XOR, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_xor(a, v, pe);                                                                                                        \
+    }
 
 // (C name, C type, hardware type) — the standard AMO table.
 RSHMEMI_AMO_STD(int, int, int)
