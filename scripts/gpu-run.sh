@@ -38,7 +38,7 @@ if [[ $what == proxy || $what == all ]]; then
   # GPU-initiated operations to peers without a mapping: every peer through the host
   # proxy and the staged UCX transport (tcp, then shared memory).
   for tls in tcp sm,self; do
-    RSHMEM_TRANSPORT=ucx UCX_TLS=$tls UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=30 \
+    RSHMEM_TRANSPORT=ucx UCX_TLS=$tls UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=30 \
       "$B/rshmemrun" -n 2 --timeout 90 "$B/gpu_proxy" > "$OUT/proxy_${tls%%,*}.log" 2>&1; rc=$?
     grep -E "FAIL|passed|numbers|  put|  g " "$OUT/proxy_${tls%%,*}.log" | head -20
     note "gpu_proxy UCX_TLS=$tls rc=$rc: $(grep -h 'passed,' "$OUT/proxy_${tls%%,*}.log" | head -1)"
