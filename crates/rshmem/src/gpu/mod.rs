@@ -14,6 +14,7 @@ pub mod coll;
 pub mod cuda;
 pub mod memory;
 pub mod nvrtc;
+pub mod proxy;
 pub mod state;
 pub mod stream;
 pub mod transport;
@@ -166,6 +167,10 @@ pub struct Gpu {
     layout: DeviceSysLayout,
     arch: String,
     stream: Stream,
+    /// Host atomics run here, beside (not behind) kernels on the PE's streams: a kernel
+    /// waiting for a word that a peer's atomic (carried out by this PE's host threads)
+    /// will change must not block that atomic.
+    amo_stream: Stream,
     amo_lock: Mutex<()>,
     me: Weak<Gpu>,
 }
@@ -216,8 +221,10 @@ impl Gpu {
             wait_timeout_ns: s.wait_timeout_ns,
             epochs: s.sys_base + layout.epochs as u64,
             counters: s.sys_base + layout.counters as u64,
+            ..DeviceState::default()
         };
         let stream = cuda.stream()?;
+        let amo_stream = cuda.stream()?;
         Ok(Arc::new_cyclic(|me| Gpu {
             cuda,
             heap,
@@ -228,6 +235,7 @@ impl Gpu {
             layout,
             arch: format!("sm_{maj}{min}"),
             stream,
+            amo_stream,
             amo_lock: Mutex::new(()),
             me: me.clone(),
         }))
@@ -337,6 +345,12 @@ impl Gpu {
         Ok(())
     }
 
+    /// Changes the device state (of every loaded module and every later one).
+    pub(crate) fn update_state(&self, f: impl FnOnce(&mut DeviceState)) -> Result<()> {
+        f(&mut self.state.lock().expect("state"));
+        self.write_state_everywhere()
+    }
+
     /// Tells every loaded module the heap's new mapped size (after growth).
     pub(crate) fn set_heap_size(&self, bytes: usize) -> Result<()> {
         self.state.lock().expect("state").heap_size = bytes as u64;
@@ -397,7 +411,7 @@ impl Gpu {
         let out = self.state.lock().expect("state").sys_base + self.layout.scratch as u64;
         self.launch_builtin(
             "rshmemi_host_amo",
-            None,
+            Some(&self.amo_stream),
             &[
                 KernelArg::U64(addr),
                 KernelArg::I32(width as i32),
@@ -407,7 +421,7 @@ impl Gpu {
                 KernelArg::U64(out),
             ],
         )?;
-        self.stream.synchronize()?;
+        self.amo_stream.synchronize()?;
         let mut b = [0u8; 8];
         self.cuda.dtoh(&mut b, out)?;
         Ok(u64::from_le_bytes(b))
