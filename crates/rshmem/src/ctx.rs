@@ -215,6 +215,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                 let g = gpu::Gpu::new(cuda, dev, setup)?;
                 g.set_team(0, Some((0, 1, n_pes)))?;
                 g.set_team(1, Some(shared))?;
+                g.preload()?;
                 let host = LocalTransport::new(heap.bases(), heap.stride());
                 let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
                 // Peers of other hosts (and every peer under RSHMEM_TRANSPORT=ucx) go through

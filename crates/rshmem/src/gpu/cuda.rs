@@ -25,11 +25,23 @@ pub fn driver_present() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
+/// Asks the driver, before its first `cuInit`, to load every kernel of a module when the
+/// module is loaded (`CUDA_MODULE_LOADING=EAGER`) unless the user chose otherwise. With
+/// lazy loading, the first launch of a kernel may wait for the kernels already running in
+/// the context: a proxy thread launching the atomic kernel for a peer while this PE's own
+/// kernel spins on that peer would deadlock.
+fn prefer_eager_loading() {
+    if std::env::var_os("CUDA_MODULE_LOADING").is_none() {
+        std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
+    }
+}
+
 /// Number of CUDA devices (0 when the driver is missing or fails to initialize).
 pub fn device_count() -> usize {
     if !driver_present() {
         return 0;
     }
+    prefer_eager_loading();
     // SAFETY: cuInit and cuDeviceGetCount take plain values / an out pointer to a local.
     unsafe {
         if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
@@ -69,6 +81,7 @@ impl Cuda {
     pub fn open(ordinal: usize, pe: usize) -> Result<Cuda> {
         let mut device = 0;
         let mut ctx = std::ptr::null_mut();
+        prefer_eager_loading();
         // SAFETY: out pointers to locals; the ordinal is checked by the driver.
         unsafe {
             check(sys::cuInit(0), "cuInit", pe)?;

@@ -374,6 +374,12 @@ impl Gpu {
         Ok(())
     }
 
+    /// Loads the runtime's own kernels now, before any user kernel runs: the host-side
+    /// atomics that peers' proxies ask for must never wait for a module load.
+    pub(crate) fn preload(&self) -> Result<()> {
+        self.builtins().map(|_| ())
+    }
+
     /// The runtime's own kernels, compiled on first use.
     fn builtins(&self) -> Result<Arc<ModuleInner>> {
         self.builtins
