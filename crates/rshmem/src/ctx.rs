@@ -178,7 +178,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                 let dev = Arc::new(gpu::memory::DeviceHeap::new(cuda.clone(), n_pes, my_pe, max_user)?);
                 let user = UserMemory::Device(dev.clone());
                 let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, user)?;
-                let layout = gpu::state::DeviceSysLayout::new(sys.max_teams);
+                let layout = gpu::state::DeviceSysLayout::new(sys.max_teams, n_pes, crate::env::gpu_coll_settings()?.1);
                 let sys_base = heap.alloc(&mut *boot, "init", layout.size, 4096)? as u64;
                 let setup = gpu::GpuSetup {
                     my_pe,

@@ -74,6 +74,7 @@ pub mod broadcast_tree;
 pub mod gather;
 pub mod gather_direct;
 pub mod gather_ring;
+pub mod gpu_select;
 pub mod reduce;
 pub mod reduce_oneshot;
 pub mod reduce_ring;
