@@ -7,10 +7,10 @@
 //! and the protocol from the decision tree (`coll::gpu_select`), both passed to the kernel.
 //! So calls on one team need no barrier between them, and calls on different streams may
 //! run at the same time (up to `RSHMEM_GPU_COLL_SETS` of them), as long as every PE
-//! enqueues the team's collectives in the same order. A captured graph replays the
-//! numbers it was captured with: replay it on every PE the same number of times, and do
-//! not mix its replays with other on-stream collectives on the same team unless every PE
-//! does the same (the team's numbering moves on only at enqueue).
+//! enqueues the team's collectives in the same order. Calls captured into a CUDA graph
+//! instead take their number from the team's device counter when they run (as device-scope
+//! calls do), so every replay is a new call: replay a graph on every PE the same number
+//! of times, and do not let a replay overlap other collectives on the same team.
 
 use super::cuda::Stream;
 use super::KernelArg as A;
@@ -116,8 +116,12 @@ impl Ctx {
         let slot = c.slot as usize;
         let proto = self.stream_proto(g, slot, c.size, bytes);
         // Teams without synchronization sets are numbered 0: the kernel then uses the team
-        // barrier and the device's own numbering is not involved.
-        let seq = {
+        // barrier. Calls captured into a graph are numbered 0 too: each replay then takes
+        // the team's device counter at run time (like a device-scope call), so replays
+        // never reuse a number; they must not overlap other collectives on the team.
+        let seq = if stream.is_capturing()? {
+            0
+        } else {
             let mut seqs = g.coll_host_seq.lock().expect("coll seq");
             match seqs.get_mut(slot) {
                 Some(s) => {
