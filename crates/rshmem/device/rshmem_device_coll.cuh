@@ -368,8 +368,14 @@ __device__ __forceinline__ void rshmemi_for_units(rshmem_u64 bytes, rshmem_u64 l
 template <int P>
 __device__ __forceinline__ void rshmemi_send(const rshmemi_cs& c, int r, const rshmemi_unit& u, rshmem_u64 w0, rshmem_u64 w1) {
     char* slot = (char*)rshmemi_remote(rshmemi_cs_slot(c, c.me), rshmemi_cs_pe(c, r));
-    if (P == RSHMEMX_PROTO_LL) rshmemi_st16(slot + u.line, w0, c.seq);
-    else rshmemi_st16(slot + u.line, w0, u.j == 7 ? c.seq : w1);
+    if (P == RSHMEMX_PROTO_LL) {
+        rshmemi_st16(slot + u.line, w0, c.seq);
+    } else {
+        // The line's 8 lanes store together (one 128-byte request).
+        rshmem_u64 b = u.j == 7 ? c.seq : w1;
+        __syncwarp(0xffu << (rshmemi_laneid() & 24u));
+        rshmemi_st16(slot + u.line, w0, b);
+    }
 }
 
 // Receives unit u from team rank r (polls this PE's slot until the flag carries the seq).
@@ -389,6 +395,8 @@ __device__ __forceinline__ void rshmemi_recv(const rshmemi_cs& c, int r, const r
     } else {
         unsigned group = 0xffu << (rshmemi_laneid() & 24u);
         for (;;) {
+            // The line's 8 lanes load together, so the flag vouches for all of them.
+            __syncwarp(group);
             rshmemi_ld16(p, w0, w1);
             int ok = __shfl_sync(group, (int)(w1 == c.seq), 7, 8);
             if (ok) break;

@@ -136,14 +136,17 @@ pub fn gpu_proto(bytes: usize, team_size: usize, has_sets: bool, scope: GpuScope
     p
 }
 
+/// Bytes per block of a simple-protocol on-stream kernel (more blocks up to every SM).
+pub const SIMPLE_BYTES_PER_BLOCK: usize = 32 << 10;
+
 /// Blocks of an on-stream kernel for `proto` and `bytes` per pair, at most `sms`: LL
-/// and LL128 need a thread (or 8 lanes) per line, simple uses every multiprocessor.
-/// Small calls take few blocks so concurrent ones fit on the GPU together.
+/// and LL128 need a thread (or 8 lanes) per line, simple a block per 32 KiB. Small calls
+/// take few blocks so concurrent ones fit on the GPU together.
 pub fn stream_blocks(proto: GpuProto, bytes: usize, threads: usize, sms: usize) -> usize {
     let lanes = match proto {
         GpuProto::Ll => bytes.div_ceil(8),
         GpuProto::Ll128 => bytes.div_ceil(120) * 8,
-        _ => return sms.max(1),
+        _ => return bytes.div_ceil(SIMPLE_BYTES_PER_BLOCK).clamp(1, sms.max(1)),
     };
     lanes.div_ceil(threads).clamp(1, sms.max(1))
 }
@@ -182,6 +185,7 @@ mod tests {
     fn blocks() {
         assert_eq!(stream_blocks(GpuProto::Ll, 8, 512, 132), 1);
         assert_eq!(stream_blocks(GpuProto::Ll128, LL128_MAX, 512, 132), 8);
-        assert_eq!(stream_blocks(GpuProto::Simple, 8, 512, 132), 132);
+        assert_eq!(stream_blocks(GpuProto::Simple, 8, 512, 132), 1);
+        assert_eq!(stream_blocks(GpuProto::Simple, 1 << 30, 512, 132), 132);
     }
 }

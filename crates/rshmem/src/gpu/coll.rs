@@ -135,7 +135,10 @@ impl Ctx {
         let mut all = args.to_vec();
         all.push(A::I32(proto.code()));
         all.push(A::U64(seq));
-        g.launch_coll_builtin(kernel, stream, blocks, &all)
+        // Grid barriers (simple protocol, device numbering) need every block resident: a
+        // cooperative launch. LL and LL128 blocks work independently.
+        let cooperative = seq == 0 || proto == GpuProto::Simple;
+        g.launch_coll_builtin(kernel, stream, blocks, cooperative, &all)
     }
 
     /// Enqueues an all-reduce of `nelems` elements over `team` on `stream`: every member's

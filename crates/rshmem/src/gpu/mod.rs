@@ -399,16 +399,24 @@ impl Gpu {
             .map_err(|detail| Error::Gpu { call: "rshmem builtin kernels", detail, pe: self.cuda.pe() })
     }
 
-    /// Launches an on-stream collective kernel of the runtime as a cooperative grid of
+    /// Launches an on-stream collective kernel of the runtime as a grid (cooperative when
+    /// it synchronizes the grid) of
     /// `blocks` blocks of [`COLL_THREADS`] threads (the grid works on one collective).
-    pub(crate) fn launch_coll_builtin(&self, kernel: &str, stream: &Stream, blocks: usize, args: &[KernelArg]) -> Result<()> {
+    pub(crate) fn launch_coll_builtin(
+        &self,
+        kernel: &str,
+        stream: &Stream,
+        blocks: usize,
+        cooperative: bool,
+        args: &[KernelArg],
+    ) -> Result<()> {
         let inner = self
             .coll_builtins
             .get_or_init(|| self.load("rshmem_coll_builtin", COLL_BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
             .clone()
             .map_err(|detail| Error::Gpu { call: "rshmem collective kernels", detail, pe: self.cuda.pe() })?;
         let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_coll_builtin".into() };
-        let cfg = LaunchConfig { grid: (blocks.max(1) as u32, 1, 1), block: (COLL_THREADS as u32, 1, 1), shared_mem: 0, cooperative: true };
+        let cfg = LaunchConfig { grid: (blocks.max(1) as u32, 1, 1), block: (COLL_THREADS as u32, 1, 1), shared_mem: 0, cooperative };
         // SAFETY: callers in gpu/coll.rs pass the argument kinds of the kernels in
         // device/rshmem_coll_builtin.cu, with addresses the heap checked.
         unsafe { m.launch(kernel, cfg, Some(stream), args) }
