@@ -76,14 +76,11 @@ impl Ctx {
     fn stream_proto(&self, g: &super::Gpu, slot: usize, size: usize, bytes: usize) -> GpuProto {
         let mut forced = GpuProto::from_code(g.coll_proto.load(Ordering::Relaxed));
         if forced == GpuProto::Auto {
-            forced = self.config_gpu_coll_proto();
+            // RSHMEM_GPU_COLL_PROTO, as the device state carries it.
+            forced = GpuProto::from_code(g.state.lock().expect("state").coll_proto);
         }
         let has_sets = slot < g.coll_host_seq.lock().expect("coll seq").len();
         gpu_select::gpu_proto(bytes, size, has_sets, GpuScope::Warps, forced)
-    }
-
-    fn config_gpu_coll_proto(&self) -> GpuProto {
-        crate::env::gpu_coll_settings().map(|(p, _)| p).unwrap_or_default()
     }
 
     fn stream_coll_check<T: SymType>(
