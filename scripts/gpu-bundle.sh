@@ -5,11 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-gpu-bundle}
 cargo build --release -p rshmem --bins --examples
+cargo build --release -p rshmem-perf
 rm -rf "$out" && mkdir -p "$out"
-for b in rshmemrun examples/gpu_suite examples/gpu_bench examples/gpu_coll examples/moe examples/gpu_compile_check examples/ring; do
+for b in rshmemrun examples/gpu_suite examples/gpu_coll examples/moe examples/gpu_compile_check examples/ring rshmem-perf; do
   cp "target/release/$b" "$out/"
 done
 strip "$out"/* 2>/dev/null || true
-cp bench/nvshmem/nvshmem_bench.cu "$out/"
+# rshmem-perf carries its kernels and the anchors' sources inside; these copies are for reading.
+mkdir -p "$out/perf-anchors" && cp crates/rshmem-perf/anchors/* "$out/perf-anchors/"
 cp scripts/gpu-run.sh "$out/run.sh"
 du -sh "$out"

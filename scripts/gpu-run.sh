@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh.
-# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|all]
+# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|all]
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 # Logs are written to a scratch folder and packed into one archive in the results folder.
@@ -32,19 +32,20 @@ if [[ $what == suite || $what == all ]]; then
   RSHMEM_DEVICE_DEBUG=1 "$B/rshmemrun" -n 1 --timeout 60 "$B/gpu_suite" --bad-pe > "$OUT/badpe.log" 2>&1; rc=$?
   tail -3 "$OUT/badpe.log"; note "device check (bad PE) rc=$rc"
 fi
+if [[ $what == perf || $what == bench || $what == all ]]; then
+  # rshmem-perf's GPU suite on 2 PEs sharing the GPU, with NVSHMEM and NCCL beside it in
+  # the same invocation (the anchors are compiled with nvcc first; a build error is in
+  # perf.log). Table: perf.txt; CSV, JSON, SVG: perf/.
+  export NVSHMEM_HOME=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
+  export NCCL_HOME=${NCCL_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl}
+  command -v nvcc > /dev/null || export PATH=$PATH:/usr/local/cuda/bin
+  PR=/tmp/rshmem-perf-gpu; rm -rf "$PR"
+  timeout 600 "$B/rshmem-perf" --gpu --pes 2 --anchors auto ${PERF_ARGS:---reps 3 --warmup 5 --iters 200 --sync-iters 5 --rep-bytes 256M} \
+    --timeout 200 --out "$PR" > "$OUT/perf.txt" 2> "$OUT/perf.log"; note "rshmem-perf gpu rc=$?"
+  mkdir -p "$OUT/perf" && cp "$PR"/*.csv "$PR"/*.json "$PR"/*.svg "$PR"/plan.txt "$PR"/anchor/*.log "$OUT/perf/" 2>/dev/null
+  grep -v "^wrote" "$OUT/perf.txt" | head -150; grep -iE "^rshmem-perf:|error|unavailable|fail" "$OUT/perf.log" | head -20
+fi
 if [[ $what == bench || $what == all ]]; then
-  NV=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem
-  export LD_LIBRARY_PATH=$NV/lib:${LD_LIBRARY_PATH:-}
-  if [[ ! -x /tmp/nvshmem_bench ]]; then
-    nvcc -O2 -rdc=true -arch=sm_90 -I$NV/include "$B/nvshmem_bench.cu" $(mpicxx --showme:compile) -L$NV/lib -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicxx --showme:link) -o /tmp/nvshmem_bench > "$OUT/nvcc.log" 2>&1 || { tail -20 "$OUT/nvcc.log"; note "nvshmem build failed"; }
-  fi
-  if [[ -x /tmp/nvshmem_bench ]]; then
-    timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH -x NVSHMEM_DISABLE_NVLS /tmp/nvshmem_bench > "$OUT/nvshmem.txt" 2>&1; note "nvshmem bench rc=$?"
-  fi
-  RSHMEM_SYMMETRIC_SIZE=2200M "$B/rshmemrun" -n 2 --timeout 300 "$B/gpu_bench" --anchor "$OUT/nvshmem.txt" > "$OUT/bench.txt" 2>&1; note "rshmem bench rc=$?"
-  grep -v RESULT "$OUT/bench.txt" | tail -40
-  RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 2 --timeout 200 "$B/gpu_coll" --bench --anchor "$OUT/nvshmem.txt" > "$OUT/coll_bench.txt" 2>&1; note "rshmem coll bench rc=$?"
-  grep -v -E "RESULT|^PASS" "$OUT/coll_bench.txt" | tail -14
   for n in ${MOE_BENCH_PES:-1 2}; do
     RSHMEM_SYMMETRIC_SIZE=4G "$B/rshmemrun" -n $n --timeout 120 "$B/moe" --bench > "$OUT/moe_bench$n.txt" 2>&1; note "moe bench $n PEs rc=$?"
     tail -7 "$OUT/moe_bench$n.txt"

@@ -1,8 +1,9 @@
-//! Backends: the programs that run a plan. rshmem's CPU PEs, the anchor programs and
-//! (later) rshmem's GPU PEs all plug in the same way: a [`Backend`] makes the command
-//! that runs the plan on N PEs, that command prints the [`crate::protocol`] lines on
-//! stdout, and [`run_job`] reads them while it runs.
+//! Backends: the programs that run a plan. rshmem's CPU and GPU PEs and the anchor
+//! programs all plug in the same way: a [`Backend`] makes the command that runs the plan
+//! on N PEs, that command prints the [`crate::protocol`] lines on stdout, and
+//! [`run_job`] reads them while it runs.
 
+use crate::ops::Suite;
 use crate::plan::Case;
 use crate::progress::Progress;
 use crate::protocol::{parse_line, Line, Measurement};
@@ -22,6 +23,8 @@ pub const PLAN_VAR: &str = "RSHMEM_PERF_PLAN";
 pub const NPES_VAR: &str = "RSHMEM_PERF_NPES";
 /// Environment variable with the job's time limit in seconds for the `launch` role.
 pub const TIMEOUT_VAR: &str = "RSHMEM_PERF_TIMEOUT";
+/// Environment variable naming the suite (`cpu`, `gpu`) for the `launch` and `pe` roles.
+pub const SUITE_VAR: &str = "RSHMEM_PERF_SUITE";
 
 /// What a job is asked to run.
 #[derive(Debug, Clone)]
@@ -50,28 +53,42 @@ pub trait Backend {
     fn command(&self, job: &JobSpec) -> Result<Command, String>;
 }
 
-/// rshmem's CPU PEs on this host: `rshmem-perf` starts itself again in the `launch`
-/// role, which runs the launcher (`rshmem::bootstrap::launcher::run`) over copies of
-/// itself in the `pe` role.
-pub struct CpuPes {
+/// rshmem's PEs on this host: `rshmem-perf` starts itself again in the `launch` role,
+/// which runs the launcher (`rshmem::bootstrap::launcher::run`) over copies of itself in
+/// the `pe` role. CPU PEs (`RSHMEM_DEVICE=cpu`) or GPU PEs (`RSHMEM_DEVICE=gpu`, the heap
+/// sized for the largest case).
+pub struct RshmemPes {
     exe: PathBuf,
+    suite: Suite,
+    env: Vec<(String, String)>,
 }
 
-impl CpuPes {
-    /// The backend that runs this very binary as its PEs.
-    pub fn this_binary() -> Result<CpuPes, String> {
+impl RshmemPes {
+    /// The backend that runs this very binary as PEs of `suite`.
+    pub fn this_binary(suite: Suite) -> Result<RshmemPes, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program's path: {e}"))?;
-        Ok(CpuPes { exe })
+        Ok(RshmemPes { exe, suite, env: Vec::new() })
+    }
+
+    /// Adds an environment variable for the PEs (a forced collective protocol, say).
+    pub fn with_env(mut self, key: &str, value: &str) -> RshmemPes {
+        self.env.push((key.into(), value.into()));
+        self
     }
 }
 
-impl Backend for CpuPes {
+impl Backend for RshmemPes {
     fn label(&self) -> &str {
         "rshmem"
     }
 
     fn describe(&self) -> String {
-        format!("rshmem {} CPU PEs (local transport)", env!("CARGO_PKG_VERSION"))
+        let extra: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let extra = if extra.is_empty() { String::new() } else { format!(", {}", extra.join(" ")) };
+        match self.suite {
+            Suite::Cpu => format!("rshmem {} CPU PEs (local transport{extra})", env!("CARGO_PKG_VERSION")),
+            Suite::Gpu => format!("rshmem {} GPU PEs{extra}", env!("CARGO_PKG_VERSION")),
+        }
     }
 
     fn command(&self, job: &JobSpec) -> Result<Command, String> {
@@ -79,19 +96,19 @@ impl Backend for CpuPes {
         cmd.env(ROLE_VAR, "launch")
             .env(PLAN_VAR, &job.plan)
             .env(NPES_VAR, job.n_pes.to_string())
-            .env(TIMEOUT_VAR, job.timeout.as_secs_f64().to_string());
+            .env(TIMEOUT_VAR, job.timeout.as_secs_f64().to_string())
+            .env(SUITE_VAR, self.suite.name())
+            .env("RSHMEM_DEVICE", self.suite.name());
+        if self.suite == Suite::Gpu {
+            // The whole heap up front: no growth (a collective remap) inside a case.
+            cmd.env("RSHMEM_SYMMETRIC_SIZE", job.heap_bytes.to_string());
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
         Ok(cmd)
     }
 }
-
-/// The GPU backend, when one is built into this binary. None is yet: the GPU PEs come
-/// with rshmem's GPU backend, which registers itself here.
-pub fn gpu_backend() -> Option<Box<dyn Backend>> {
-    None
-}
-
-/// The message `--gpu` gives while [`gpu_backend`] has nothing to offer.
-pub const NO_GPU_BACKEND: &str = "GPU backend not built into this binary yet";
 
 /// What a job printed and how it ended.
 #[derive(Debug, Default)]
@@ -200,4 +217,30 @@ fn end_process(pid: u32) {
     let _ = kill_process(p, Signal::TERM);
     std::thread::sleep(Duration::from_secs(3));
     let _ = kill_process(p, Signal::KILL);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(cmd: &Command, key: &str) -> Option<String> {
+        cmd.get_envs().find(|(k, _)| *k == key).and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()))
+    }
+
+    #[test]
+    fn pes_command_names_suite_and_device() {
+        let job = JobSpec { plan: "/tmp/p.txt".into(), n_pes: 2, heap_bytes: 3 << 30, timeout: Duration::from_secs(60) };
+        let cpu = RshmemPes::this_binary(Suite::Cpu).unwrap().command(&job).unwrap();
+        assert_eq!(env_of(&cpu, "RSHMEM_DEVICE").as_deref(), Some("cpu"));
+        assert_eq!(env_of(&cpu, SUITE_VAR).as_deref(), Some("cpu"));
+        assert_eq!(env_of(&cpu, "RSHMEM_SYMMETRIC_SIZE"), None);
+        let gpu = RshmemPes::this_binary(Suite::Gpu).unwrap().with_env("RSHMEM_GPU_COLL_PROTO", "ll");
+        assert!(gpu.describe().contains("GPU PEs, RSHMEM_GPU_COLL_PROTO=ll"), "{}", gpu.describe());
+        let cmd = gpu.command(&job).unwrap();
+        assert_eq!(env_of(&cmd, "RSHMEM_DEVICE").as_deref(), Some("gpu"));
+        assert_eq!(env_of(&cmd, "RSHMEM_SYMMETRIC_SIZE"), Some((3usize << 30).to_string()));
+        assert_eq!(env_of(&cmd, "RSHMEM_GPU_COLL_PROTO").as_deref(), Some("ll"));
+        assert_eq!(env_of(&cmd, PLAN_VAR).as_deref(), Some("/tmp/p.txt"));
+        assert_eq!(env_of(&cmd, ROLE_VAR).as_deref(), Some("launch"));
+    }
 }

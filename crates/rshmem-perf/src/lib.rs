@@ -1,19 +1,22 @@
 //! # rshmem-perf
 //!
 //! rshmem's benchmark suite, modelled on the usual SHMEM perftests, run side by side
-//! with an anchor implementation in the same invocation.
+//! with anchor implementations in the same invocation.
 //!
 //! The `rshmem-perf` binary is the driver: it turns its flags into a [`plan`] (cases of
-//! operation, size, iterations, warm-up and repetitions), writes it to a file and hands it
-//! to each [`backend::Backend`]: rshmem's CPU PEs (the binary re-executed as its own PEs
-//! through rshmem's launcher) and the [`anchor`] (our C program on Open MPI's OpenSHMEM).
-//! Every backend prints [`protocol`] lines that the driver reads as they come, advancing
-//! a [`progress`] bar; the [`report`] puts the two sides next to each other (terminal
-//! table, CSV, JSON) and [`svg`] draws latency and bandwidth against size.
+//! operation, size, iterations, warm-up and repetitions) of one suite ([`ops::Suite`]:
+//! CPU PEs or GPU PEs), writes it to a file and hands it to each [`backend::Backend`]:
+//! rshmem's PEs (the binary re-executed as its own PEs through rshmem's launcher; [`pe`]
+//! on CPUs, [`gpu::pe`] on GPUs) and the anchors ([`anchor`]: our C program on Open MPI's
+//! OpenSHMEM; [`gpu::anchors`]: our NVSHMEM and NCCL programs). Every backend prints
+//! [`protocol`] lines that the driver reads as they come, advancing a [`progress`] bar;
+//! the [`report`] puts the sides next to each other (terminal table, CSV, JSON) and [`svg`]
+//! draws latency and bandwidth against size.
 #![warn(missing_docs)]
 
 pub mod anchor;
 pub mod backend;
+pub mod gpu;
 pub mod ops;
 pub mod pe;
 pub mod plan;

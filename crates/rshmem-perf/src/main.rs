@@ -4,55 +4,62 @@
 //! driver (flags, plan, table, files); `launch`, it starts the PEs through rshmem's
 //! launcher; `pe`, it is one PE running the plan.
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use rshmem_perf::anchor::{Oshmem, OSHMEM_INSTALL_HINT};
-use rshmem_perf::backend::{self, Backend, CpuPes, JobOutput, JobSpec, NPES_VAR, PLAN_VAR, ROLE_VAR, TIMEOUT_VAR};
-use rshmem_perf::ops::{self, OPS};
+use rshmem_perf::backend::{self, Backend, JobOutput, JobSpec, RshmemPes, NPES_VAR, PLAN_VAR, ROLE_VAR, SUITE_VAR, TIMEOUT_VAR};
+use rshmem_perf::gpu::anchors::{GpuAnchor, Library};
+use rshmem_perf::gpu::{self, COLL_PROTO_VAR};
+use rshmem_perf::ops::{self, Suite};
 use rshmem_perf::plan::{self, PlanSettings};
 use rshmem_perf::progress::Progress;
-use rshmem_perf::report::{AnchorCell, Report, Row};
+use rshmem_perf::report::{AnchorCell, AnchorInfo, Report, Row};
 use rshmem_perf::sizes::{format_size, parse_size, sweep};
 use rshmem_perf::svg::{plot, Metric};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Which anchor to run beside rshmem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AnchorMode {
-    /// The anchor of this machine's PEs when it is installed (Open MPI's OpenSHMEM for CPU PEs).
-    Auto,
-    /// rshmem alone.
-    None,
-    /// Open MPI's OpenSHMEM; an error when it is missing.
-    Oshmem,
-}
-
 /// rshmem's benchmark suite: put/get, p/g, atomics, ping-pongs, barrier and collectives
-/// over a sweep of sizes, side by side with Open MPI's OpenSHMEM when it is installed.
+/// over a sweep of sizes, side by side with the anchors (Open MPI's OpenSHMEM for CPU
+/// PEs; NVSHMEM and NCCL for GPU PEs) when they are installed.
 #[derive(Parser, Debug)]
 #[command(name = "rshmem-perf", version, about, after_help = AFTER_HELP)]
 struct Cli {
-    /// The short sweep: 8 B to 1 MiB by 2x, 1000 iterations (at most 32 MiB per
-    /// repetition), 50 warm-up, 5 repetitions.
+    /// The short sweep: 8 B to 1 MiB (GPU: 16 MiB) by 2x, 1000 iterations (at most 32 MiB
+    /// per repetition), 50 warm-up, 5 repetitions.
     #[arg(long)]
     quick: bool,
-    /// Number of PEs (CPU processes on this host).
+    /// Number of PEs (processes on this host).
     #[arg(long, default_value_t = 2)]
     pes: usize,
+    /// Run the GPU suite on GPU PEs (the default when a GPU is present).
+    #[arg(long, conflicts_with = "cpu")]
+    gpu: bool,
+    /// Run the CPU suite on CPU PEs even where a GPU is present.
+    #[arg(long)]
+    cpu: bool,
     /// Smallest message size (K, M, G suffixes) [default: 8].
     #[arg(long, value_parser = parse_size)]
     begin: Option<usize>,
-    /// Largest message size [default: 1G; --quick: 1M].
+    /// Largest message size [default: 1G; --quick: 1M, GPU 16M].
     #[arg(long, value_parser = parse_size)]
     end: Option<usize>,
     /// Size step factor [default: 2].
     #[arg(long)]
     factor: Option<usize>,
-    /// Iterations per repetition for small messages; large ones get fewer (at most
-    /// 256 MiB, --quick 32 MiB, per repetition) [default: 1000].
+    /// Iterations per repetition for small messages; large ones get fewer (see
+    /// --rep-bytes) [default: 1000].
     #[arg(long)]
     iters: Option<usize>,
+    /// Most bytes one repetition moves: larger messages get fewer iterations, never fewer
+    /// than one [default: 256M; GPU 1G; --quick 32M].
+    #[arg(long, value_parser = parse_size)]
+    rep_bytes: Option<usize>,
+    /// Most iterations of a case whose every iteration waits on another PE's GPU
+    /// (ping-pongs, barriers and collectives of the GPU suite: PEs that share a GPU take
+    /// turns on it, milliseconds each) [default: 20].
+    #[arg(long)]
+    sync_iters: Option<usize>,
     /// Untimed warm-up iterations [default: 100; --quick: 50].
     #[arg(long)]
     warmup: Option<usize>,
@@ -62,25 +69,28 @@ struct Cli {
     /// Comma-separated operations to run (see --list-ops) [default: all].
     #[arg(long)]
     ops: Option<String>,
-    /// Side-by-side anchor.
-    #[arg(long, value_enum, default_value = "auto")]
-    anchor: AnchorMode,
-    /// Results folder (CSV, JSON, SVG plots, the plan, the compiled anchor).
+    /// Side-by-side anchors, comma-separated: auto (those of the suite that are
+    /// installed), none, oshmem (CPU), nvshmem, nccl (GPU). A named one that is missing is
+    /// an error.
+    #[arg(long, alias = "anchor", default_value = "auto")]
+    anchors: String,
+    /// Force the protocol of rshmem's GPU collectives (auto, simple, ll, ll128): sets
+    /// RSHMEM_GPU_COLL_PROTO for rshmem's PEs.
+    #[arg(long, value_parser = gpu::parse_coll_proto)]
+    gpu_coll_proto: Option<String>,
+    /// Results folder (CSV, JSON, SVG plots, the plan, the compiled anchors).
     #[arg(long, default_value = "perf-results")]
     out: PathBuf,
-    /// Run on GPU PEs.
-    #[arg(long)]
-    gpu: bool,
     /// Time limit of each side's job, in seconds.
     #[arg(long, default_value_t = 900.0)]
     timeout: f64,
-    /// List the operations and exit.
+    /// List the operations (of the suite chosen) and exit.
     #[arg(long)]
     list_ops: bool,
 }
 
 const AFTER_HELP: &str = "Outputs in --out: results.csv, results.json, latency.svg, bandwidth.svg, plan.txt.\n\
-The ratio column is anchor time / rshmem time: above 1, rshmem is faster.";
+The ratio columns are anchor time / rshmem time: above 1, rshmem is faster.";
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("rshmem-perf: {msg}");
@@ -103,29 +113,95 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// The suite to run: `--gpu`, `--cpu`, or GPU when this machine has one.
+fn choose_suite(cli: &Cli) -> Result<Suite, String> {
+    if cli.cpu {
+        return Ok(Suite::Cpu);
+    }
+    if cli.gpu && cli.list_ops {
+        // Listing needs no GPU.
+        return Ok(Suite::Gpu);
+    }
+    match (cli.gpu, gpu::unavailable()) {
+        (true, Some(why)) => Err(format!("--gpu: {why} (without --gpu, rshmem-perf runs the CPU suite)")),
+        (_, None) => Ok(Suite::Gpu),
+        (false, Some(_)) => Ok(Suite::Cpu),
+    }
+}
+
+/// The anchors `--anchors` names for `suite`: (name, required).
+fn anchor_names(list: &str, suite: Suite) -> Result<Vec<(&'static str, bool)>, String> {
+    let of_suite: &[&'static str] = match suite {
+        Suite::Cpu => &["oshmem"],
+        Suite::Gpu => &["nvshmem", "nccl"],
+    };
+    let mut out: Vec<(&'static str, bool)> = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match name {
+            "none" => return Ok(Vec::new()),
+            "auto" => of_suite.iter().for_each(|n| out.push((n, false))),
+            _ => match ["oshmem", "nvshmem", "nccl"].into_iter().find(|k| *k == name) {
+                Some(k) if of_suite.contains(&k) => out.push((k, true)),
+                Some(k) => {
+                    return Err(format!(
+                        "--anchors: {k} is not an anchor of the {} suite (those are: {})",
+                        suite.name(),
+                        of_suite.join(", ")
+                    ))
+                }
+                None => return Err(format!("--anchors: unknown anchor `{name}` (auto, none, oshmem, nvshmem, nccl)")),
+            },
+        }
+    }
+    let mut seen: Vec<(&'static str, bool)> = Vec::new();
+    for (n, req) in out {
+        match seen.iter_mut().find(|(s, _)| *s == n) {
+            Some(e) => e.1 |= req,
+            None => seen.push((n, req)),
+        }
+    }
+    Ok(seen)
+}
+
+fn detect_anchor(name: &str) -> Result<Box<dyn Backend>, String> {
+    match name {
+        "oshmem" => Oshmem::detect().map(|a| Box::new(a) as Box<dyn Backend>),
+        "nvshmem" => GpuAnchor::detect(Library::Nvshmem).map(|a| Box::new(a) as Box<dyn Backend>),
+        _ => GpuAnchor::detect(Library::Nccl).map(|a| Box::new(a) as Box<dyn Backend>),
+    }
+}
+
 fn driver(cli: Cli) -> ExitCode {
-    if cli.list_ops {
-        for o in OPS {
-            println!("{:<16} {}", o.name, o.about);
-        }
-        for (name, waits) in ops::NOT_YET {
-            println!("{name:<16} (not yet: rshmem has no {waits})");
-        }
-        return ExitCode::SUCCESS;
-    }
-    if cli.gpu {
-        match backend::gpu_backend() {
-            None => return fail(format!("--gpu: {}", backend::NO_GPU_BACKEND)),
-            Some(_) => return fail("--gpu: the GPU backend is registered but this driver does not run it yet"),
-        }
-    }
-    let selection = match ops::select(cli.ops.as_deref()) {
+    let suite = match choose_suite(&cli) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let q = cli.quick;
+    if cli.list_ops {
+        for o in suite.ops() {
+            println!("{:<26} {}", o.name, o.about);
+        }
+        if suite == Suite::Cpu {
+            for (name, waits) in ops::NOT_YET {
+                println!("{name:<26} (not yet: rshmem has no {waits})");
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    let selection = match ops::select(suite, cli.ops.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let wanted = match anchor_names(&cli.anchors, suite) {
+        Ok(w) => w,
+        Err(e) => return fail(e),
+    };
+    let (q, on_gpu) = (cli.quick, suite == Suite::Gpu);
     let begin = cli.begin.unwrap_or(8);
-    let end = cli.end.unwrap_or(if q { 1 << 20 } else { 1 << 30 });
+    let end = cli.end.unwrap_or(match (q, on_gpu) {
+        (true, false) => 1 << 20,
+        (true, true) => 16 << 20,
+        _ => 1 << 30,
+    });
     let factor = cli.factor.unwrap_or(2);
     let sizes = match sweep(begin, end, factor) {
         Ok(s) => s,
@@ -136,7 +212,13 @@ fn driver(cli: Cli) -> ExitCode {
         iters: cli.iters.unwrap_or(1000).max(1),
         warmup: cli.warmup.unwrap_or(if q { 50 } else { 100 }),
         reps: cli.reps.unwrap_or(5).max(1),
-        rep_bytes: if q { 32 << 20 } else { 256 << 20 },
+        rep_bytes: cli.rep_bytes.unwrap_or(match (q, on_gpu) {
+            (true, _) => 32 << 20,
+            (false, true) => 1 << 30,
+            (false, false) => 256 << 20,
+        }),
+        sync_iters: cli.sync_iters.unwrap_or(if on_gpu { 20 } else { usize::MAX }).max(1),
+        max_case_heap: if on_gpu { plan::MAX_GPU_CASE_HEAP } else { plan::MAX_CASE_HEAP },
     };
     let (cases, mut notes) = plan::build(&selection.ops, &settings, cli.pes);
     if cli.pes == 0 {
@@ -164,39 +246,45 @@ fn driver(cli: Cli) -> ExitCode {
         notes.push("no case to run".to_string());
     }
 
-    // The anchor: found and compiled before anything runs, so a missing one is said first.
-    let mut anchor: Option<Oshmem> = None;
-    if cli.anchor != AnchorMode::None && !cases.is_empty() {
-        match Oshmem::detect().and_then(|mut a| a.prepare(&out).map(|_| a)) {
-            Ok(a) => anchor = Some(a),
-            Err(e) if cli.anchor == AnchorMode::Auto => {
+    // The anchors: found and compiled before anything runs, so a missing one is said first.
+    let mut anchors: Vec<Box<dyn Backend>> = Vec::new();
+    for (name, required) in if cases.is_empty() { Vec::new() } else { wanted } {
+        match detect_anchor(name).and_then(|mut a| a.prepare(&out).map(|_| a)) {
+            Ok(a) => anchors.push(a),
+            Err(e) if !required => {
                 let first = e.lines().next().unwrap_or("").to_string();
-                eprintln!("rshmem-perf: anchor unavailable, running rshmem alone: {first}");
-                notes.push(format!("anchor unavailable: {first}"));
+                // The whole error (a compiler's messages) goes to the log.
+                eprintln!("rshmem-perf: anchor {name} unavailable, running without it: {e}");
+                notes.push(format!("anchor {name} unavailable: {first}"));
             }
-            Err(e) => return fail(format!("--anchor oshmem: {e}")),
+            Err(e) => return fail(format!("--anchors {name}: {e}")),
         }
     }
 
-    let ours_backend = match CpuPes::this_binary() {
+    let mut ours_backend = match RshmemPes::this_binary(suite) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    if let Some(p) = &cli.gpu_coll_proto {
+        ours_backend = ours_backend.with_env(COLL_PROTO_VAR, p);
+    }
     let (host, load) = host_line();
-    let sides = 1 + anchor.is_some() as u64;
+    let sides = 1 + anchors.len() as u64;
+    let names: Vec<String> = anchors.iter().map(|a| a.describe()).collect();
     eprintln!(
-        "rshmem-perf: {} cases ({} to {}, {} repetitions) on {} PEs{}; results in {}",
+        "rshmem-perf: {} {} cases ({} to {}, {} repetitions) on {} PEs{}; results in {}",
         cases.len(),
+        suite.name(),
         format_size(settings.sizes[0]),
         format_size(*settings.sizes.last().expect("a sweep has a size")),
         settings.reps,
         cli.pes,
-        anchor.as_ref().map(|a| format!(", then the same on {}", a.describe())).unwrap_or_default(),
+        if names.is_empty() { String::new() } else { format!(", then the same on {}", names.join("; ")) },
         out.display()
     );
     let progress = Progress::new(cases.len() as u64 * sides);
     let ours = backend::run_job(&ours_backend, &job, &cases, &progress);
-    let theirs: Option<JobOutput> = anchor.as_ref().map(|a| backend::run_job(a, &job, &cases, &progress));
+    let theirs: Vec<JobOutput> = anchors.iter().map(|a| backend::run_job(a.as_ref(), &job, &cases, &progress)).collect();
     progress.finish();
 
     let mut code = ExitCode::SUCCESS;
@@ -205,38 +293,42 @@ fn driver(cli: Cli) -> ExitCode {
         notes.push(format!("rshmem: {f}"));
         code = ExitCode::from(1);
     }
-    if let Some(t) = &theirs {
+    for (a, t) in anchors.iter().zip(&theirs) {
         if let Some(f) = &t.failure {
-            notes.push(format!("anchor: {f}"));
-            if cli.anchor == AnchorMode::Oshmem {
+            notes.push(format!("anchor {}: {f}", a.label()));
+            if cli.anchors.split(',').any(|n| n.trim() == a.label()) {
                 code = ExitCode::from(1);
             }
         }
     }
+    let find = |o: &JobOutput, op: &str, bytes: usize| o.results.iter().find(|m| m.op == op && m.bytes == bytes).map(|m| m.time);
     let rows: Vec<Row> = cases
         .iter()
         .map(|c| {
-            let find = |o: &JobOutput| o.results.iter().find(|m| m.op == c.op.name() && m.bytes == c.bytes).map(|m| m.time);
-            let anchor = match &theirs {
-                None => AnchorCell::NotRun,
-                Some(t) => match find(t) {
+            let (op, bytes) = (c.op.name(), c.bytes);
+            let cells = theirs
+                .iter()
+                .map(|t| match find(t, op, bytes) {
                     Some(s) => AnchorCell::Measured(s),
                     None => t
                         .skips
                         .iter()
-                        .find(|(op, b, _)| op == c.op.name() && *b == c.bytes)
+                        .find(|(o, b, _)| o == op && *b == bytes)
                         .map(|(_, _, why)| AnchorCell::Skipped(why.clone()))
                         .unwrap_or(AnchorCell::Missing),
-                },
-            };
-            Row { op: c.op.name().into(), bytes: c.bytes, iters: c.iters, reps: c.reps, ours: find(&ours), anchor }
+                })
+                .collect();
+            Row { op: op.into(), bytes, iters: c.iters, reps: c.reps, ours: find(&ours, op, bytes), anchors: cells }
         })
         .collect();
     let report = Report {
         n_pes: cli.pes,
         backend: ours.info.first().cloned().unwrap_or_else(|| ours_backend.describe()),
-        anchor_label: anchor.as_ref().map(|a| a.label().to_string()),
-        anchor: anchor.as_ref().map(|a| theirs.as_ref().and_then(|t| t.info.first().cloned()).unwrap_or_else(|| a.describe())),
+        anchors: anchors
+            .iter()
+            .zip(&theirs)
+            .map(|(a, t)| AnchorInfo { label: a.label().to_string(), describe: t.info.first().cloned().unwrap_or_else(|| a.describe()) })
+            .collect(),
         host,
         load,
         rows,
@@ -275,7 +367,11 @@ fn launch() -> ExitCode {
             tag_output: false,
             program: exe.into_os_string(),
             args: Vec::new(),
-            env: vec![(ROLE_VAR.into(), "pe".into()), (PLAN_VAR.into(), plan.into())],
+            env: vec![
+                (ROLE_VAR.into(), "pe".into()),
+                (PLAN_VAR.into(), plan.into()),
+                (SUITE_VAR.into(), std::env::var(SUITE_VAR).unwrap_or_else(|_| "cpu".into()).into()),
+            ],
             name: "rshmem-perf".into(),
         };
         rshmem::bootstrap::launcher::run(&opts).map_err(|e| format!("launcher: {e}"))
@@ -296,7 +392,12 @@ fn pe() -> ExitCode {
         eprintln!("rshmem-perf (pe): {PLAN_VAR} is not set");
         return ExitCode::from(1);
     };
-    match rshmem_perf::pe::main(Path::new(&plan)) {
+    let suite = std::env::var(SUITE_VAR).ok().and_then(|s| Suite::from_name(&s)).unwrap_or(Suite::Cpu);
+    let run = match suite {
+        Suite::Cpu => rshmem_perf::pe::main(Path::new(&plan)),
+        Suite::Gpu => rshmem_perf::gpu::pe::main(Path::new(&plan)),
+    };
+    match run {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rshmem-perf (pe): {e}");

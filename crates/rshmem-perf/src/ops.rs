@@ -1,6 +1,39 @@
-//! The operations the suite measures: one table with each operation's name, what it
-//! times and which sizes it takes. Both sides (rshmem's PEs and the anchor program) run
-//! exactly what this table describes; the README's table of operations follows it.
+//! The operations the suite measures: one table per suite (CPU PEs, GPU PEs) with each
+//! operation's name, what it times and which sizes it takes. Every side (rshmem's PEs and
+//! the anchor programs) runs exactly what these tables describe; the README's table of
+//! operations follows them.
+
+/// Which kind of PE a run uses; each has its own table of operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Suite {
+    /// CPU PEs: host-initiated operations ([`OPS`]).
+    Cpu,
+    /// GPU PEs: device-initiated operations from kernels and on-stream collectives ([`GPU_OPS`]).
+    Gpu,
+}
+
+impl Suite {
+    /// The suite's operations, in sweep order.
+    pub fn ops(self) -> &'static [OpInfo] {
+        match self {
+            Suite::Cpu => OPS,
+            Suite::Gpu => GPU_OPS,
+        }
+    }
+
+    /// Its name in the plan and the outputs (`cpu`, `gpu`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Cpu => "cpu",
+            Suite::Gpu => "gpu",
+        }
+    }
+
+    /// The suite called `name`.
+    pub fn from_name(name: &str) -> Option<Suite> {
+        [Suite::Cpu, Suite::Gpu].into_iter().find(|s| s.name() == name)
+    }
+}
 
 /// One measured operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,6 +76,49 @@ pub enum Op {
     Reduce,
     /// Reduce-scatter (sum): every PE gets its block (the message) of the reduced array.
     ReduceScatter,
+    /// GPU: one put of the message per kernel, split over a grid of one block per SM,
+    /// block scope (multi-block bandwidth).
+    PutBw,
+    /// GPU: the same with gets.
+    GetBw,
+    /// GPU: one block of 1024 threads puts the message with one block-scope call.
+    PutBwBlock,
+    /// GPU: the same with a get.
+    GetBwBlock,
+    /// GPU: one block's 32 warps each put their part with a warp-scope call.
+    PutBwWarp,
+    /// GPU: the same with gets.
+    GetBwWarp,
+    /// GPU: one block's 1024 threads each put their part with a thread-scope call.
+    PutBwThread,
+    /// GPU: the same with gets.
+    GetBwThread,
+    /// GPU: one thread: blocking put + quiet per iteration.
+    PutLat,
+    /// GPU: one thread: blocking get per iteration.
+    GetLat,
+    /// GPU: one thread: 8-byte p + quiet per iteration.
+    GpuP,
+    /// GPU: one thread: 8-byte g per iteration (each depends on the last).
+    GpuG,
+    /// GPU: one thread: 8-byte atomic fetch-add per iteration (each depends on the last).
+    GpuFetchAdd,
+    /// GPU: one thread per PE: put_signal + signal_wait_until ping-pong (half a round trip).
+    GpuSignalPingPong,
+    /// GPU: one thread per PE: device-side barrier_all per iteration.
+    GpuBarrier,
+    /// GPU: barrier over all PEs enqueued on a stream.
+    BarrierOnStream,
+    /// GPU: broadcast from PE 0 enqueued on a stream.
+    BroadcastOnStream,
+    /// GPU: fcollect enqueued on a stream.
+    FcollectOnStream,
+    /// GPU: alltoall enqueued on a stream.
+    AlltoallOnStream,
+    /// GPU: all-reduce (sum of 64-bit integers) enqueued on a stream.
+    ReduceOnStream,
+    /// GPU: reduce-scatter (sum of 64-bit integers) enqueued on a stream.
+    ReduceScatterOnStream,
 }
 
 /// Which sizes an operation takes.
@@ -83,7 +159,17 @@ pub struct OpInfo {
     pub unit: usize,
     /// Symmetric memory per PE a case of `bytes` on `n` PEs needs, on either side.
     pub heap: fn(bytes: usize, n: usize) -> usize,
+    /// Sizes of the sweep it takes, inclusive (the sweep's other sizes are not its range).
+    pub range: (usize, usize),
+    /// Every iteration waits for another PE's progress on the device (ping-pongs,
+    /// barriers and collectives on GPU PEs): such cases get at most
+    /// [`crate::plan::PlanSettings::sync_iters`] iterations, since PEs that share a GPU
+    /// take turns on it.
+    pub sync: bool,
 }
+
+/// Every size.
+const ANY: (usize, usize) = (0, usize::MAX);
 
 fn heap_message(bytes: usize, _n: usize) -> usize {
     bytes
@@ -116,7 +202,17 @@ fn heap_reduce(bytes: usize, _n: usize) -> usize {
 
 /// Every operation the suite runs, in sweep order.
 pub const OPS: &[OpInfo] = &[
-    OpInfo { op: Op::Put, name: "put", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "putmem + quiet", unit: 1, heap: heap_message },
+    OpInfo {
+        op: Op::Put,
+        name: "put",
+        shape: Shape::Sweep,
+        pattern: Pattern::Pairs,
+        about: "putmem + quiet",
+        unit: 1,
+        heap: heap_message,
+        range: ANY,
+        sync: false,
+    },
     OpInfo {
         op: Op::PutNbi,
         name: "put_nbi",
@@ -125,8 +221,20 @@ pub const OPS: &[OpInfo] = &[
         about: "putmem_nbi; one quiet per block",
         unit: 1,
         heap: heap_message,
+        range: ANY,
+        sync: false,
     },
-    OpInfo { op: Op::Get, name: "get", shape: Shape::Sweep, pattern: Pattern::Pairs, about: "getmem", unit: 1, heap: heap_message },
+    OpInfo {
+        op: Op::Get,
+        name: "get",
+        shape: Shape::Sweep,
+        pattern: Pattern::Pairs,
+        about: "getmem",
+        unit: 1,
+        heap: heap_message,
+        range: ANY,
+        sync: false,
+    },
     OpInfo {
         op: Op::GetNbi,
         name: "get_nbi",
@@ -135,9 +243,31 @@ pub const OPS: &[OpInfo] = &[
         about: "getmem_nbi; one quiet per block",
         unit: 1,
         heap: heap_message,
+        range: ANY,
+        sync: false,
     },
-    OpInfo { op: Op::P, name: "p", shape: Shape::Word, pattern: Pattern::Pairs, about: "long p + quiet", unit: 1, heap: heap_word },
-    OpInfo { op: Op::G, name: "g", shape: Shape::Word, pattern: Pattern::Pairs, about: "long g", unit: 1, heap: heap_word },
+    OpInfo {
+        op: Op::P,
+        name: "p",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long p + quiet",
+        unit: 1,
+        heap: heap_word,
+        range: ANY,
+        sync: false,
+    },
+    OpInfo {
+        op: Op::G,
+        name: "g",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long g",
+        unit: 1,
+        heap: heap_word,
+        range: ANY,
+        sync: false,
+    },
     OpInfo {
         op: Op::PingPong,
         name: "pingpong",
@@ -146,6 +276,8 @@ pub const OPS: &[OpInfo] = &[
         about: "p + wait_until ping-pong; half a round trip",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::SignalPingPong,
@@ -155,6 +287,8 @@ pub const OPS: &[OpInfo] = &[
         about: "put_signal + signal_wait_until ping-pong with a message; half a round trip",
         unit: 1,
         heap: heap_message_and_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::FetchAdd,
@@ -164,6 +298,8 @@ pub const OPS: &[OpInfo] = &[
         about: "long atomic_fetch_add",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Add,
@@ -173,6 +309,8 @@ pub const OPS: &[OpInfo] = &[
         about: "long atomic_add + quiet",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::CompareSwap,
@@ -182,6 +320,8 @@ pub const OPS: &[OpInfo] = &[
         about: "long atomic_compare_swap (always succeeds)",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Fetch,
@@ -191,6 +331,8 @@ pub const OPS: &[OpInfo] = &[
         about: "long atomic_fetch",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::AddRate,
@@ -200,6 +342,8 @@ pub const OPS: &[OpInfo] = &[
         about: "long atomic_add back to back; one quiet per block",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Barrier,
@@ -209,6 +353,8 @@ pub const OPS: &[OpInfo] = &[
         about: "barrier_all",
         unit: 1,
         heap: heap_word,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Broadcast,
@@ -218,6 +364,8 @@ pub const OPS: &[OpInfo] = &[
         about: "broadcast from PE 0 (world team)",
         unit: 8,
         heap: heap_two_messages,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Fcollect,
@@ -227,6 +375,8 @@ pub const OPS: &[OpInfo] = &[
         about: "fcollect; size = bytes each PE contributes",
         unit: 8,
         heap: heap_gather,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Alltoall,
@@ -236,6 +386,8 @@ pub const OPS: &[OpInfo] = &[
         about: "alltoall; size = bytes each pair of PEs exchanges",
         unit: 8,
         heap: heap_alltoall,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::Reduce,
@@ -245,6 +397,8 @@ pub const OPS: &[OpInfo] = &[
         about: "all-reduce, sum of 64-bit integers; size = the array",
         unit: 8,
         heap: heap_reduce,
+        range: ANY,
+        sync: false,
     },
     OpInfo {
         op: Op::ReduceScatter,
@@ -254,7 +408,203 @@ pub const OPS: &[OpInfo] = &[
         about: "reduce-scatter, sum of 64-bit integers; size = each PE's block of the result",
         unit: 8,
         heap: heap_gather,
+        range: ANY,
+        sync: false,
     },
+];
+
+/// Source and destination of a GPU transfer (both symmetric: the source is device memory too).
+fn heap_gpu_pair(bytes: usize, _n: usize) -> usize {
+    2 * bytes.max(8)
+}
+
+/// Source, destination and the signal word.
+fn heap_gpu_signal(bytes: usize, _n: usize) -> usize {
+    2 * bytes + 8
+}
+
+/// The smallest and largest device bandwidth message.
+const BW: (usize, usize) = (64 << 10, 1 << 30);
+/// Latency sweeps: 8 B to 64 KiB (one thread moves the message: larger ones are the
+/// bandwidth cases' job, and would take seconds per case on one thread).
+const LAT: (usize, usize) = (8, 64 << 10);
+
+/// A GPU table entry (collectives take 8-byte elements).
+#[allow(clippy::too_many_arguments)]
+const fn gpu(
+    op: Op,
+    name: &'static str,
+    shape: Shape,
+    pattern: Pattern,
+    about: &'static str,
+    heap: fn(usize, usize) -> usize,
+    range: (usize, usize),
+    sync: bool,
+) -> OpInfo {
+    let unit = if matches!(pattern, Pattern::All) { 8 } else { 1 };
+    OpInfo { op, name, shape, pattern, about, unit, heap, range, sync }
+}
+
+/// Every operation of the GPU suite, in sweep order. Point-to-point cases run on PE pairs
+/// as on CPU PEs; PE 0 reports. Device bandwidth: each iteration is one kernel moving the
+/// message (nbi calls, then quiet); latency: one kernel of one thread runs the iterations.
+pub const GPU_OPS: &[OpInfo] = &[
+    gpu(
+        Op::PutBw,
+        "put_bw",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "grid of one 1024-thread block per SM, each putmem_nbi_block of its part; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::GetBw,
+        "get_bw",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "grid of one 1024-thread block per SM, each getmem_nbi_block of its part; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::PutBwBlock,
+        "put_bw_block",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one 1024-thread block: putmem_nbi_block of the message; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::GetBwBlock,
+        "get_bw_block",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one 1024-thread block: getmem_nbi_block of the message; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::PutBwWarp,
+        "put_bw_warp",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one block of 32 warps, each putmem_nbi_warp of its part; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::GetBwWarp,
+        "get_bw_warp",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one block of 32 warps, each getmem_nbi_warp of its part; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::PutBwThread,
+        "put_bw_thread",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one block of 1024 threads, each putmem_nbi of its part; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(
+        Op::GetBwThread,
+        "get_bw_thread",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one block of 1024 threads, each getmem_nbi of its part; quiet",
+        heap_gpu_pair,
+        BW,
+        false,
+    ),
+    gpu(Op::PutLat, "put_lat", Shape::Sweep, Pattern::Pairs, "one thread: putmem + quiet", heap_gpu_pair, LAT, false),
+    gpu(Op::GetLat, "get_lat", Shape::Sweep, Pattern::Pairs, "one thread: getmem", heap_gpu_pair, LAT, false),
+    gpu(Op::GpuP, "p", Shape::Word, Pattern::Pairs, "one thread: uint64 p + quiet", heap_gpu_pair, ANY, false),
+    gpu(Op::GpuG, "g", Shape::Word, Pattern::Pairs, "one thread: uint64 g, each depending on the last", heap_gpu_pair, ANY, false),
+    gpu(
+        Op::GpuFetchAdd,
+        "fetch_add",
+        Shape::Word,
+        Pattern::Pairs,
+        "one thread: uint64 atomic_fetch_add, each depending on the last",
+        heap_gpu_pair,
+        ANY,
+        false,
+    ),
+    gpu(
+        Op::GpuSignalPingPong,
+        "signal_pingpong",
+        Shape::Sweep,
+        Pattern::Pairs,
+        "one thread per PE: putmem_signal + signal_wait_until ping-pong; half a round trip",
+        heap_gpu_signal,
+        LAT,
+        true,
+    ),
+    gpu(Op::GpuBarrier, "barrier", Shape::NoData, Pattern::All, "one thread per PE: device barrier_all", heap_word, ANY, true),
+    gpu(Op::BarrierOnStream, "barrier_on_stream", Shape::NoData, Pattern::All, "barrier_all enqueued on a stream", heap_word, ANY, true),
+    gpu(
+        Op::BroadcastOnStream,
+        "broadcast_on_stream",
+        Shape::Sweep,
+        Pattern::All,
+        "broadcast of 64-bit integers from PE 0 on a stream",
+        heap_two_messages,
+        ANY,
+        true,
+    ),
+    gpu(
+        Op::FcollectOnStream,
+        "fcollect_on_stream",
+        Shape::Sweep,
+        Pattern::All,
+        "fcollect on a stream; size = bytes each PE contributes",
+        heap_gather,
+        ANY,
+        true,
+    ),
+    gpu(
+        Op::AlltoallOnStream,
+        "alltoall_on_stream",
+        Shape::Sweep,
+        Pattern::All,
+        "alltoall on a stream; size = bytes each pair of PEs exchanges",
+        heap_alltoall,
+        ANY,
+        true,
+    ),
+    gpu(
+        Op::ReduceOnStream,
+        "reduce_on_stream",
+        Shape::Sweep,
+        Pattern::All,
+        "all-reduce on a stream, sum of 64-bit integers; size = the array",
+        heap_two_messages,
+        ANY,
+        true,
+    ),
+    gpu(
+        Op::ReduceScatterOnStream,
+        "reduce_scatter_on_stream",
+        Shape::Sweep,
+        Pattern::All,
+        "reduce-scatter on a stream, sum of 64-bit integers; size = each PE's block",
+        heap_gather,
+        ANY,
+        true,
+    ),
 ];
 
 /// Operations of the usual SHMEM perftests that rshmem does not implement yet: named so
@@ -264,7 +614,16 @@ pub const NOT_YET: &[(&str, &str)] = &[];
 impl Op {
     /// This operation's table entry.
     pub fn info(self) -> &'static OpInfo {
-        OPS.iter().find(|i| i.op == self).expect("every Op has a table entry")
+        OPS.iter().chain(GPU_OPS).find(|i| i.op == self).expect("every Op has a table entry")
+    }
+
+    /// The suite it belongs to.
+    pub fn suite(self) -> Suite {
+        if GPU_OPS.iter().any(|i| i.op == self) {
+            Suite::Gpu
+        } else {
+            Suite::Cpu
+        }
     }
 
     /// Its name.
@@ -272,9 +631,9 @@ impl Op {
         self.info().name
     }
 
-    /// The operation called `name`, if the table has it.
-    pub fn from_name(name: &str) -> Option<Op> {
-        OPS.iter().find(|i| i.name == name).map(|i| i.op)
+    /// The operation of `suite` called `name`, if its table has it.
+    pub fn from_name(suite: Suite, name: &str) -> Option<Op> {
+        suite.ops().iter().find(|i| i.name == name).map(|i| i.op)
     }
 }
 
@@ -288,25 +647,27 @@ pub struct Selection {
     pub left_out: Vec<(&'static str, &'static str)>,
 }
 
-/// Reads a comma-separated `--ops` filter (`None`: every operation). Unknown names are
-/// errors that list the known ones.
-pub fn select(filter: Option<&str>) -> Result<Selection, String> {
+/// Reads a comma-separated `--ops` filter of `suite` (`None`: every operation). Unknown
+/// names are errors that list the known ones.
+pub fn select(suite: Suite, filter: Option<&str>) -> Result<Selection, String> {
+    let table = suite.ops();
+    let not_yet: &[(&str, &str)] = if suite == Suite::Cpu { NOT_YET } else { &[] };
     let Some(filter) = filter else {
-        return Ok(Selection { ops: OPS.iter().map(|i| i.op).collect(), left_out: NOT_YET.to_vec() });
+        return Ok(Selection { ops: table.iter().map(|i| i.op).collect(), left_out: not_yet.to_vec() });
     };
     let mut sel = Selection::default();
     for name in filter.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if let Some(op) = Op::from_name(name) {
+        if let Some(op) = Op::from_name(suite, name) {
             if !sel.ops.contains(&op) {
                 sel.ops.push(op);
             }
-        } else if let Some(&entry) = NOT_YET.iter().find(|(n, _)| *n == name) {
+        } else if let Some(&entry) = not_yet.iter().find(|(n, _)| *n == name) {
             if !sel.left_out.contains(&entry) {
                 sel.left_out.push(entry);
             }
         } else {
-            let known: Vec<&str> = OPS.iter().map(|i| i.name).collect();
-            return Err(format!("--ops: unknown operation `{name}` (known: {})", known.join(", ")));
+            let known: Vec<&str> = table.iter().map(|i| i.name).collect();
+            return Err(format!("--ops: unknown {} operation `{name}` (known: {})", suite.name(), known.join(", ")));
         }
     }
     sel.ops.sort();
@@ -321,31 +682,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_is_consistent() {
-        for (i, a) in OPS.iter().enumerate() {
-            assert_eq!(Op::from_name(a.name), Some(a.op));
-            assert_eq!(a.op.name(), a.name);
-            assert!(OPS[i + 1..].iter().all(|b| b.name != a.name && b.op != a.op), "{} twice", a.name);
-            assert!(NOT_YET.iter().all(|(n, _)| *n != a.name), "{} is both measured and not yet", a.name);
+    fn tables_are_consistent() {
+        for suite in [Suite::Cpu, Suite::Gpu] {
+            let table = suite.ops();
+            for (i, a) in table.iter().enumerate() {
+                assert_eq!(Op::from_name(suite, a.name), Some(a.op));
+                assert_eq!(a.op.name(), a.name);
+                assert_eq!(a.op.suite(), suite, "{}", a.name);
+                assert!(table[i + 1..].iter().all(|b| b.name != a.name && b.op != a.op), "{} twice", a.name);
+                assert!(NOT_YET.iter().all(|(n, _)| *n != a.name), "{} is both measured and not yet", a.name);
+                assert!(a.range.0 <= a.range.1);
+            }
         }
+        // No variant is in both tables.
+        assert!(OPS.iter().all(|a| GPU_OPS.iter().all(|b| a.op != b.op)));
+        assert!(OPS.iter().all(|a| !a.sync), "CPU cases are not capped");
+        assert_eq!(Suite::from_name("gpu"), Some(Suite::Gpu));
     }
 
     #[test]
     fn selects_in_table_order() {
-        let s = select(Some("get,put,get")).unwrap();
+        let s = select(Suite::Cpu, Some("get,put,get")).unwrap();
         assert_eq!(s.ops, vec![Op::Put, Op::Get]);
         assert!(s.left_out.is_empty());
-        let all = select(None).unwrap();
+        let all = select(Suite::Cpu, None).unwrap();
         assert_eq!(all.ops.len(), OPS.len());
+        let g = select(Suite::Gpu, Some("reduce_on_stream,put_bw,p")).unwrap();
+        assert_eq!(g.ops, vec![Op::PutBw, Op::GpuP, Op::ReduceOnStream]);
+        assert!(select(Suite::Gpu, Some("put_nbi")).unwrap_err().contains("unknown gpu operation"));
     }
 
     #[test]
     fn reports_unknown_and_missing() {
-        let e = select(Some("put,bogus")).unwrap_err();
+        let e = select(Suite::Cpu, Some("put,bogus")).unwrap_err();
         assert!(e.contains("bogus") && e.contains("put_nbi"), "{e}");
-        assert!(select(Some(",")).is_err());
+        assert!(select(Suite::Cpu, Some(",")).is_err());
         if let Some((name, _)) = NOT_YET.first() {
-            let s = select(Some(&format!("put,{name}"))).unwrap();
+            let s = select(Suite::Cpu, Some(&format!("put,{name}"))).unwrap();
             assert_eq!(s.ops, vec![Op::Put]);
             assert_eq!(s.left_out.len(), 1);
         }

@@ -371,13 +371,14 @@ pub fn run_case(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
         Op::P | Op::G | Op::PingPong | Op::FetchAdd | Op::Add | Op::CompareSwap | Op::Fetch | Op::AddRate => run_word(ctx, case),
         Op::SignalPingPong => run_signal_pingpong(ctx, case),
         Op::Barrier | Op::Broadcast | Op::Fcollect | Op::Alltoall | Op::Reduce | Op::ReduceScatter => run_all(ctx, case),
+        other => Err(format!("{} is an operation of the {} suite, not of CPU PEs", other.name(), other.suite().name())),
     }
 }
 
 /// The PE program: runs every case of the plan file and, on PE 0, prints the results.
 pub fn main(plan_path: &std::path::Path) -> Res<()> {
     let text = std::fs::read_to_string(plan_path).map_err(|e| format!("cannot read plan {}: {e}", plan_path.display()))?;
-    let cases = crate::plan::parse(&text)?;
+    let cases = crate::plan::parse(&text, crate::ops::Suite::Cpu)?;
     let ctx = rshmem::init().map_err(|e| format!("init: {e}"))?;
     let me = ctx.my_pe();
     let mut out = std::io::stdout().lock();

@@ -31,19 +31,28 @@ pub struct Row {
     pub reps: usize,
     /// rshmem's figures (None when rshmem's job failed before this case).
     pub ours: Option<Summary>,
-    /// The anchor's.
-    pub anchor: AnchorCell,
+    /// Each anchor's, in the order of [`Report::anchors`].
+    pub anchors: Vec<AnchorCell>,
 }
 
 impl Row {
-    /// Anchor time over rshmem time (equal to rshmem's bandwidth over the anchor's):
-    /// above 1 means rshmem is faster.
-    pub fn ratio(&self) -> Option<f64> {
-        match (&self.ours, &self.anchor) {
-            (Some(o), AnchorCell::Measured(a)) if o.median_us > 0.0 => Some(a.median_us / o.median_us),
+    /// Anchor `k`'s time over rshmem's time (equal to rshmem's bandwidth over the
+    /// anchor's): above 1 means rshmem is faster.
+    pub fn ratio(&self, k: usize) -> Option<f64> {
+        match (&self.ours, self.anchors.get(k)) {
+            (Some(o), Some(AnchorCell::Measured(a))) if o.median_us > 0.0 => Some(a.median_us / o.median_us),
             _ => None,
         }
     }
+}
+
+/// An anchor that ran beside rshmem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchorInfo {
+    /// Short name (`oshmem`, `nvshmem`, `nccl`): the column heads and the files.
+    pub label: String,
+    /// What it is (its `INFO` line, or how it was found).
+    pub describe: String,
 }
 
 /// Everything a run reports.
@@ -53,10 +62,8 @@ pub struct Report {
     pub n_pes: usize,
     /// What rshmem ran as.
     pub backend: String,
-    /// Short name of the anchor (`oshmem`), if one ran.
-    pub anchor_label: Option<String>,
-    /// What the anchor is.
-    pub anchor: Option<String>,
+    /// The anchors that ran, in column order.
+    pub anchors: Vec<AnchorInfo>,
     /// Host name, CPU model and load when the run started.
     pub host: String,
     /// Load average (1, 5, 15 minutes) when the run started.
@@ -92,34 +99,34 @@ fn cell(v: Option<f64>) -> String {
 }
 
 impl Report {
-    /// The terminal table.
+    /// The terminal table: rshmem's columns, then each anchor's time, bandwidth and ratio.
     pub fn table(&self) -> String {
         let mut t = String::new();
         let _ = writeln!(t, "rshmem-perf: {} PEs, {}; {} (load {})", self.n_pes, self.backend, self.host, self.load);
-        let with_anchor = self.anchor_label.is_some();
-        if let Some(a) = &self.anchor {
-            let _ = writeln!(t, "anchor: {a}");
+        for a in &self.anchors {
+            let _ = writeln!(t, "anchor {}: {}", a.label, a.describe);
         }
         let _ = writeln!(
             t,
             "medians of repetitions; us = microseconds per operation; GB/s = bytes / time{}",
-            if with_anchor { "; ratio = anchor time / rshmem time (>1: rshmem faster)" } else { "" }
+            if self.anchors.is_empty() { "" } else { "; ratio = anchor time / rshmem time (>1: rshmem faster)" }
         );
-        let al = self.anchor_label.clone().unwrap_or_default();
+        let single = self.anchors.len() == 1;
         let mut header = vec!["op".to_string(), "size".into(), "rshmem us".into(), "rshmem GB/s".into()];
-        if with_anchor {
-            header.extend([format!("{al} us"), format!("{al} GB/s"), "ratio".into()]);
+        for a in &self.anchors {
+            let al = &a.label;
+            header.extend([format!("{al} us"), format!("{al} GB/s"), if single { "ratio".into() } else { format!("{al} ratio") }]);
         }
         let mut lines: Vec<Vec<String>> = vec![header];
         for r in &self.rows {
             let size = if r.bytes == 0 { "-".to_string() } else { format_size(r.bytes) };
             let mut l = vec![r.op.clone(), size, cell(r.ours.map(|s| s.median_us)), cell(r.ours.and_then(|s| gbps(r.bytes, s.median_us)))];
-            if with_anchor {
-                match &r.anchor {
+            for k in 0..self.anchors.len() {
+                match r.anchors.get(k).unwrap_or(&AnchorCell::NotRun) {
                     AnchorCell::Measured(a) => {
                         l.push(fmt_num(a.median_us));
                         l.push(cell(gbps(r.bytes, a.median_us)));
-                        l.push(r.ratio().map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()));
+                        l.push(r.ratio(k).map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()));
                     }
                     AnchorCell::Skipped(_) => l.extend(["n/a".into(), "n/a".into(), "-".into()]),
                     AnchorCell::Missing | AnchorCell::NotRun => l.extend(["-".into(), "-".into(), "-".into()]),
@@ -139,18 +146,19 @@ impl Report {
             }
             let _ = writeln!(t, "{}", s.trim_end());
         }
-        let skipped: Vec<String> = self
-            .rows
-            .iter()
-            .filter_map(|r| match &r.anchor {
-                AnchorCell::Skipped(why) => Some(format!("{} ({why})", r.op)),
-                _ => None,
-            })
-            .collect();
-        let mut skipped_unique = skipped.clone();
-        skipped_unique.dedup();
-        if !skipped_unique.is_empty() {
-            let _ = writeln!(t, "n/a: the anchor has no such operation: {}", skipped_unique.join(", "));
+        for (k, a) in self.anchors.iter().enumerate() {
+            let mut skipped: Vec<String> = self
+                .rows
+                .iter()
+                .filter_map(|r| match r.anchors.get(k) {
+                    Some(AnchorCell::Skipped(why)) => Some(format!("{} ({why})", r.op)),
+                    _ => None,
+                })
+                .collect();
+            skipped.dedup();
+            if !skipped.is_empty() {
+                let _ = writeln!(t, "n/a: {} has no such operation: {}", a.label, skipped.join(", "));
+            }
         }
         if !self.left_out.is_empty() {
             let names: Vec<String> = self.left_out.iter().map(|(n, why)| format!("{n} ({why})")).collect();
@@ -162,22 +170,16 @@ impl Report {
         t
     }
 
-    /// The CSV file: one row per case.
+    /// The CSV file: one line per case and anchor (one line per case without anchors),
+    /// rshmem's figures repeated on each.
     pub fn csv(&self) -> String {
         let mut t = String::from(
             "op,bytes,pes,iters,reps,rshmem_median_us,rshmem_min_us,rshmem_max_us,rshmem_gbps,anchor,anchor_median_us,anchor_min_us,anchor_max_us,anchor_gbps,ratio,anchor_note\n",
         );
         let f = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
         for r in &self.rows {
-            let (am, note) = match &r.anchor {
-                AnchorCell::Measured(a) => (Some(*a), String::new()),
-                AnchorCell::Skipped(why) => (None, why.clone()),
-                AnchorCell::Missing => (None, "no result".into()),
-                AnchorCell::NotRun => (None, String::new()),
-            };
-            let _ = writeln!(
-                t,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            let ours = format!(
+                "{},{},{},{},{},{},{},{},{}",
                 csv_field(&r.op),
                 r.bytes,
                 self.n_pes,
@@ -187,14 +189,30 @@ impl Report {
                 f(r.ours.map(|s| s.min_us)),
                 f(r.ours.map(|s| s.max_us)),
                 f(r.ours.and_then(|s| gbps(r.bytes, s.median_us))),
-                csv_field(self.anchor_label.as_deref().unwrap_or("")),
-                f(am.map(|s| s.median_us)),
-                f(am.map(|s| s.min_us)),
-                f(am.map(|s| s.max_us)),
-                f(am.and_then(|s| gbps(r.bytes, s.median_us))),
-                f(r.ratio()),
-                csv_field(&note),
             );
+            if self.anchors.is_empty() {
+                let _ = writeln!(t, "{ours},,,,,,,");
+                continue;
+            }
+            for (k, a) in self.anchors.iter().enumerate() {
+                let (am, note) = match r.anchors.get(k).unwrap_or(&AnchorCell::NotRun) {
+                    AnchorCell::Measured(s) => (Some(*s), String::new()),
+                    AnchorCell::Skipped(why) => (None, why.clone()),
+                    AnchorCell::Missing => (None, "no result".into()),
+                    AnchorCell::NotRun => (None, String::new()),
+                };
+                let _ = writeln!(
+                    t,
+                    "{ours},{},{},{},{},{},{},{}",
+                    csv_field(&a.label),
+                    f(am.map(|s| s.median_us)),
+                    f(am.map(|s| s.min_us)),
+                    f(am.map(|s| s.max_us)),
+                    f(am.and_then(|s| gbps(r.bytes, s.median_us))),
+                    f(r.ratio(k)),
+                    csv_field(&note),
+                );
+            }
         }
         t
     }
@@ -204,11 +222,19 @@ impl Report {
         let mut t = String::from("{\n");
         let _ = writeln!(t, "  \"pes\": {},", self.n_pes);
         let _ = writeln!(t, "  \"backend\": {},", json_str(&self.backend));
-        let _ = writeln!(t, "  \"anchor\": {},", self.anchor.as_deref().map(json_str).unwrap_or_else(|| "null".into()));
-        let _ = writeln!(t, "  \"anchor_label\": {},", self.anchor_label.as_deref().map(json_str).unwrap_or_else(|| "null".into()));
+        let list = |v: Vec<String>| v.join(", ");
+        let _ = writeln!(
+            t,
+            "  \"anchors\": [{}],",
+            list(
+                self.anchors
+                    .iter()
+                    .map(|a| format!("{{\"label\": {}, \"describe\": {}}}", json_str(&a.label), json_str(&a.describe)))
+                    .collect()
+            )
+        );
         let _ = writeln!(t, "  \"host\": {},", json_str(&self.host));
         let _ = writeln!(t, "  \"load\": {},", json_str(&self.load));
-        let list = |v: Vec<String>| v.join(", ");
         let _ = writeln!(
             t,
             "  \"left_out\": [{}],",
@@ -218,7 +244,7 @@ impl Report {
         t.push_str("  \"cases\": [\n");
         let summary = |s: &Summary, bytes: usize| {
             format!(
-                "{{\"median_us\": {}, \"min_us\": {}, \"max_us\": {}, \"gbps\": {}}}",
+                "\"median_us\": {}, \"min_us\": {}, \"max_us\": {}, \"gbps\": {}",
                 json_num(s.median_us),
                 json_num(s.min_us),
                 json_num(s.max_us),
@@ -226,22 +252,31 @@ impl Report {
             )
         };
         for (i, r) in self.rows.iter().enumerate() {
-            let anchor = match &r.anchor {
-                AnchorCell::Measured(a) => summary(a, r.bytes),
-                AnchorCell::Skipped(why) => format!("{{\"skipped\": {}}}", json_str(why)),
-                AnchorCell::Missing => "{\"missing\": true}".into(),
-                AnchorCell::NotRun => "null".into(),
-            };
+            let anchors: Vec<String> = self
+                .anchors
+                .iter()
+                .enumerate()
+                .map(|(k, a)| {
+                    let v = match r.anchors.get(k).unwrap_or(&AnchorCell::NotRun) {
+                        AnchorCell::Measured(s) => {
+                            format!("{{{}, \"ratio\": {}}}", summary(s, r.bytes), r.ratio(k).map(json_num).unwrap_or_else(|| "null".into()))
+                        }
+                        AnchorCell::Skipped(why) => format!("{{\"skipped\": {}}}", json_str(why)),
+                        AnchorCell::Missing => "{\"missing\": true}".into(),
+                        AnchorCell::NotRun => "null".into(),
+                    };
+                    format!("{}: {v}", json_str(&a.label))
+                })
+                .collect();
             let _ = write!(
                 t,
-                "    {{\"op\": {}, \"bytes\": {}, \"iters\": {}, \"reps\": {}, \"rshmem\": {}, \"anchor\": {}, \"ratio\": {}}}",
+                "    {{\"op\": {}, \"bytes\": {}, \"iters\": {}, \"reps\": {}, \"rshmem\": {}, \"anchors\": {{{}}}}}",
                 json_str(&r.op),
                 r.bytes,
                 r.iters,
                 r.reps,
-                r.ours.map(|s| summary(&s, r.bytes)).unwrap_or_else(|| "null".into()),
-                anchor,
-                r.ratio().map(json_num).unwrap_or_else(|| "null".into())
+                r.ours.map(|s| format!("{{{}}}", summary(&s, r.bytes))).unwrap_or_else(|| "null".into()),
+                anchors.join(", ")
             );
             t.push_str(if i + 1 < self.rows.len() { ",\n" } else { "\n" });
         }
@@ -298,29 +333,22 @@ mod tests {
     }
 
     fn report(anchor: bool) -> Report {
+        let cells = |c: AnchorCell| if anchor { vec![c] } else { vec![] };
         let rows = vec![
-            Row {
-                op: "put".into(),
-                bytes: 1024,
-                iters: 10,
-                reps: 3,
-                ours: Some(s(0.5)),
-                anchor: if anchor { AnchorCell::Measured(s(1.0)) } else { AnchorCell::NotRun },
-            },
+            Row { op: "put".into(), bytes: 1024, iters: 10, reps: 3, ours: Some(s(0.5)), anchors: cells(AnchorCell::Measured(s(1.0))) },
             Row {
                 op: "barrier".into(),
                 bytes: 0,
                 iters: 10,
                 reps: 3,
                 ours: Some(s(2.0)),
-                anchor: if anchor { AnchorCell::Skipped("none, here".into()) } else { AnchorCell::NotRun },
+                anchors: cells(AnchorCell::Skipped("none, here".into())),
             },
         ];
         Report {
             n_pes: 2,
             backend: "rshmem CPU".into(),
-            anchor_label: anchor.then(|| "oshmem".into()),
-            anchor: anchor.then(|| "Open MPI".into()),
+            anchors: if anchor { vec![AnchorInfo { label: "oshmem".into(), describe: "Open MPI".into() }] } else { vec![] },
             host: "host \"x\"".into(),
             load: "0.1 0.2 0.3".into(),
             rows,
@@ -329,12 +357,24 @@ mod tests {
         }
     }
 
+    /// Two anchors: one measures put, the other has no put; both skip barrier.
+    fn two_anchors() -> Report {
+        let mut r = report(true);
+        r.anchors.push(AnchorInfo { label: "nccl".into(), describe: "NCCL 2.28".into() });
+        r.rows[0].anchors.push(AnchorCell::Skipped("no one-sided put".into()));
+        r.rows[1].anchors.push(AnchorCell::Measured(s(4.0)));
+        r
+    }
+
     #[test]
     fn ratio_is_anchor_over_ours() {
         let r = report(true);
-        assert_eq!(r.rows[0].ratio(), Some(2.0));
-        assert_eq!(r.rows[1].ratio(), None);
-        assert_eq!(report(false).rows[0].ratio(), None);
+        assert_eq!(r.rows[0].ratio(0), Some(2.0));
+        assert_eq!(r.rows[1].ratio(0), None);
+        assert_eq!(report(false).rows[0].ratio(0), None);
+        let two = two_anchors();
+        assert_eq!(two.rows[1].ratio(1), Some(2.0));
+        assert_eq!(two.rows[0].ratio(1), None);
     }
 
     #[test]
@@ -350,6 +390,19 @@ mod tests {
     }
 
     #[test]
+    fn table_with_two_anchors() {
+        let t = two_anchors().table();
+        let head = t.lines().find(|l| l.starts_with("op")).unwrap();
+        assert!(head.contains("oshmem ratio") && head.trim_end().ends_with("nccl ratio"), "{t}");
+        let put: Vec<&str> = t.lines().find(|l| l.starts_with("put")).unwrap().split_whitespace().collect();
+        assert_eq!(put, ["put", "1", "KiB", "0.500", "2.048", "1.000", "1.024", "2.00x", "n/a", "n/a", "-"]);
+        let bar: Vec<&str> = t.lines().find(|l| l.starts_with("barrier")).unwrap().split_whitespace().collect();
+        assert_eq!(bar, ["barrier", "-", "2.000", "-", "n/a", "n/a", "-", "4.000", "-", "2.00x"]);
+        assert!(t.contains("n/a: nccl has no such operation: put (no one-sided put)"), "{t}");
+        assert!(t.contains("anchor nccl: NCCL 2.28"));
+    }
+
+    #[test]
     fn csv_rows() {
         let c = report(true).csv();
         let lines: Vec<&str> = c.lines().collect();
@@ -360,6 +413,13 @@ mod tests {
         assert!(lines[1].contains(",oshmem,1,"));
         assert!(lines[1].ends_with(",2,"));
         assert!(lines[2].ends_with(",\"none, here\""));
+        let none = report(false).csv();
+        assert!(none.lines().skip(1).all(|l| l.split(',').count() == n), "{none}");
+        let two = two_anchors().csv();
+        let lines: Vec<&str> = two.lines().collect();
+        assert_eq!(lines.len(), 5, "one line per case and anchor");
+        assert!(lines[2].contains(",nccl,") && lines[2].ends_with(",no one-sided put"), "{two}");
+        assert!(lines[4].contains(",nccl,4,") && lines[4].contains(",2,"), "{two}");
     }
 
     #[test]
@@ -368,9 +428,14 @@ mod tests {
         assert_eq!(json_num(f64::NAN), "null");
         let j = report(false).json();
         assert!(j.contains("\"host\": \"host \\\"x\\\"\""));
-        assert!(j.contains("\"anchor\": null"));
+        assert!(j.contains("\"anchors\": []"));
         assert!(j.contains("\"gbps\": null"), "barrier has no bandwidth: {j}");
-        assert_eq!(j.matches('{').count(), j.matches('}').count());
-        assert_eq!(j.matches('[').count(), j.matches(']').count());
+        for j in [j, two_anchors().json()] {
+            assert_eq!(j.matches('{').count(), j.matches('}').count());
+            assert_eq!(j.matches('[').count(), j.matches(']').count());
+        }
+        let j = two_anchors().json();
+        assert!(j.contains("\"nccl\": {\"median_us\": 4, ") && j.contains("\"ratio\": 2}"), "{j}");
+        assert!(j.contains("\"nccl\": {\"skipped\": \"no one-sided put\"}"), "{j}");
     }
 }

@@ -37,7 +37,8 @@ const MARGIN_T: f64 = 26.0;
 const MARGIN_B: f64 = 40.0;
 const HEADER_H: f64 = 54.0;
 const OURS: &str = "#1f5fbf";
-const ANCHOR: &str = "#d9741c";
+/// Colours of the anchors' curves, in anchor order.
+const ANCHORS: [&str; 3] = ["#d9741c", "#2a9d4b", "#9b3fb5"];
 
 /// Escapes text for XML.
 pub fn xml(s: &str) -> String {
@@ -234,16 +235,16 @@ pub fn panels(report: &Report, metric: Metric) -> Vec<Panel> {
         let ours: Vec<(f64, f64)> =
             rows.iter().filter_map(|r| r.ours.and_then(|s| value(r.bytes, s.median_us)).map(|v| (r.bytes as f64, v))).collect();
         let mut series = vec![Series { name: "rshmem".into(), points: ours, dashed: false, color: OURS }];
-        if let Some(label) = &report.anchor_label {
+        for (k, a) in report.anchors.iter().enumerate() {
             let theirs: Vec<(f64, f64)> = rows
                 .iter()
-                .filter_map(|r| match &r.anchor {
-                    AnchorCell::Measured(a) => value(r.bytes, a.median_us).map(|v| (r.bytes as f64, v)),
+                .filter_map(|r| match r.anchors.get(k) {
+                    Some(AnchorCell::Measured(m)) => value(r.bytes, m.median_us).map(|v| (r.bytes as f64, v)),
                     _ => None,
                 })
                 .collect();
             if !theirs.is_empty() {
-                series.push(Series { name: label.clone(), points: theirs, dashed: true, color: ANCHOR });
+                series.push(Series { name: a.label.clone(), points: theirs, dashed: true, color: ANCHORS[k % ANCHORS.len()] });
             }
         }
         out.push(Panel { title: op.to_string(), series });
@@ -257,14 +258,15 @@ pub fn plot(report: &Report, metric: Metric) -> String {
         Metric::Latency => ("latency", "us per operation"),
         Metric::Bandwidth => ("bandwidth", "GB/s"),
     };
-    let vs = report.anchor_label.as_deref().map(|a| format!(" vs {a}")).unwrap_or_default();
+    let labels: Vec<&str> = report.anchors.iter().map(|a| a.label.as_str()).collect();
+    let vs = if labels.is_empty() { String::new() } else { format!(" vs {}", labels.join(", ")) };
     grid(&format!("rshmem-perf {what}{vs}, {} PEs (medians)", report.n_pes), unit, &panels(report, metric))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Row;
+    use crate::report::{AnchorInfo, Row};
     use crate::stats::Summary;
 
     fn summary(m: f64) -> Summary {
@@ -280,7 +282,7 @@ mod tests {
                 iters: 1,
                 reps: 1,
                 ours: Some(summary(0.1 * (i + 1) as f64)),
-                anchor: AnchorCell::Measured(summary(0.2 * (i + 1) as f64)),
+                anchors: vec![AnchorCell::Measured(summary(0.2 * (i + 1) as f64)), AnchorCell::Skipped("no".into())],
             });
         }
         rows.push(Row {
@@ -289,13 +291,15 @@ mod tests {
             iters: 1,
             reps: 1,
             ours: Some(summary(1.0)),
-            anchor: AnchorCell::Skipped("x".into()),
+            anchors: vec![AnchorCell::Skipped("x".into()), AnchorCell::Measured(summary(1.0))],
         });
         Report {
             n_pes: 2,
             backend: "b".into(),
-            anchor_label: Some("oshmem".into()),
-            anchor: Some("a".into()),
+            anchors: vec![
+                AnchorInfo { label: "nvshmem".into(), describe: "a".into() },
+                AnchorInfo { label: "nccl".into(), describe: "b".into() },
+            ],
             host: "h".into(),
             load: "0".into(),
             rows,

@@ -130,7 +130,7 @@ fn anchor_side_by_side_or_said_unavailable() {
         assert!(out.join("anchor/oshmem_perf").exists(), "the anchor is compiled into the results folder");
         assert!(read(&out, "results.csv").lines().skip(1).all(|l| l.contains(",oshmem,")));
     } else {
-        assert!(run.stderr.contains("anchor unavailable") && run.stderr.contains("apt-get install"), "{}", run.stderr);
+        assert!(run.stderr.contains("anchor oshmem unavailable") && run.stderr.contains("apt-get install"), "{}", run.stderr);
         assert!(run.stdout.contains("put") && !run.stdout.contains("ratio ="));
     }
     let _ = std::fs::remove_dir_all(&out);
@@ -182,9 +182,34 @@ fn every_operation_runs_and_checks_its_data() {
 
 #[test]
 fn refuses_bad_requests_clearly() {
+    // Without a CUDA driver, --gpu says so (and nothing is written); with one it is the default.
     let gpu = perf(&["--gpu", "--out", "/nonexistent/never-written"], Duration::from_secs(30));
-    assert_eq!(gpu.code, Some(2));
-    assert!(gpu.stderr.contains("GPU backend not built into this binary yet"), "{}", gpu.stderr);
+    if !Path::new("/usr/lib/x86_64-linux-gnu/libcuda.so.1").exists() && !Path::new("/usr/lib64/libcuda.so.1").exists() {
+        assert_eq!(gpu.code, Some(2));
+        assert!(gpu.stderr.contains("--gpu: no CUDA driver (libcuda)") && gpu.stderr.contains("CPU suite"), "{}", gpu.stderr);
+        // The default is then the CPU suite.
+        let listed = perf(&["--list-ops"], Duration::from_secs(30));
+        assert!(listed.stdout.lines().any(|l| l.starts_with("put_nbi")), "{}", listed.stdout);
+    }
+    let gpu_ops = perf(&["--gpu", "--list-ops"], Duration::from_secs(30));
+    assert_eq!(gpu_ops.code, Some(0));
+    for op in ["put_bw", "get_bw_thread", "put_lat", "signal_pingpong", "barrier_on_stream", "reduce_scatter_on_stream"] {
+        assert!(gpu_ops.stdout.lines().any(|l| l.split_whitespace().next() == Some(op)), "{op}: {}", gpu_ops.stdout);
+    }
+    let cpu_ops = perf(&["--cpu", "--ops", "put_bw", "--anchors", "none"], Duration::from_secs(30));
+    assert_eq!(cpu_ops.code, Some(2));
+    assert!(cpu_ops.stderr.contains("unknown cpu operation `put_bw`"), "{}", cpu_ops.stderr);
+
+    let anchor = perf(&["--cpu", "--anchors", "nvshmem", "--ops", "put"], Duration::from_secs(30));
+    assert_eq!(anchor.code, Some(2));
+    assert!(anchor.stderr.contains("nvshmem is not an anchor of the cpu suite"), "{}", anchor.stderr);
+    let anchor = perf(&["--anchors", "mpich"], Duration::from_secs(30));
+    assert_eq!(anchor.code, Some(2));
+    assert!(anchor.stderr.contains("unknown anchor `mpich`"), "{}", anchor.stderr);
+
+    let proto = perf(&["--gpu-coll-proto", "fast"], Duration::from_secs(30));
+    assert_eq!(proto.code, Some(2));
+    assert!(proto.stderr.contains("ll128"), "{}", proto.stderr);
 
     let ops = perf(&["--ops", "put,warp_drive", "--anchor", "none"], Duration::from_secs(30));
     assert_eq!(ops.code, Some(2));

@@ -8,7 +8,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("rshmem_coll_builtin", include_str!("../device/rshmem_coll_builtin.cu")),
     ("coll", include_str!("gpu/coll.cu")),
     ("suite", include_str!("gpu/suite.cu")),
-    ("bench", include_str!("gpu/bench.cu")),
+    ("rshmem_perf", include_str!("../../rshmem-perf/src/gpu/perf.cu")),
     ("rshmem_moe", include_str!("../device/rshmem_moe.cu")),
 ];
 

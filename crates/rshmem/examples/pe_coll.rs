@@ -146,6 +146,13 @@ fn model<T: Elem>(seed: u64, op: ReduceOp, count: usize, order: impl Fn(usize) -
         .collect()
 }
 
+/// The hierarchical all-reduce's order: each host's members in rank order, then the
+/// host partials in host order.
+fn hier_model<T: Elem>(seed: u64, op: ReduceOp, count: usize, hosts: &[Vec<usize>]) -> Vec<T> {
+    let partials: Vec<Vec<T>> = hosts.iter().map(|g| model(seed, op, count, |_| g.clone(), 0)).collect();
+    (0..count).map(|e| partials[1..].iter().fold(partials[0][e], |acc, p| T::apply(op, acc, p[e]))).collect()
+}
+
 fn ring_order(n: usize, k: usize) -> Vec<usize> {
     (1..=n).map(|d| (k + d) % n).collect()
 }
@@ -258,6 +265,8 @@ fn reduce_case<T: Elem>(env: &mut Env, tc: &TeamCase, count: usize, op: ReduceOp
     let algo = env.ctx.coll_plan(tc.team, count * sz)?.reduce;
     let want: Vec<T> = if algo == ReduceAlgo::Ring && n > 1 {
         model(seed, op, count, |e| ring_order(n, (0..n).find(|&k| chunk_range(count, n, k).contains(&e)).unwrap()), 0)
+    } else if algo == ReduceAlgo::Hier && n > 1 {
+        hier_model(seed, op, count, &env.ctx.team_hosts(tc.team)?)
     } else {
         model(seed, op, count, |_| (0..n).collect(), 0)
     };
@@ -400,6 +409,28 @@ fn team_cases(env: &mut Env, tc: &TeamCase, flags: &Sym<u64>, world: &[usize], r
     Ok(())
 }
 
+/// Checks that the decision tree picks the hierarchical forms on the world team (run
+/// with `expect-hier` where the world spans hosts with several PEs on some host).
+fn expect_hier(ctx: &Ctx) -> Result<()> {
+    use rshmem::coll::{BarrierAlgo, BroadcastAlgo, GatherAlgo};
+    let hosts = ctx.team_hosts(Team::WORLD)?;
+    for bytes in [8, 64 << 10, MIB] {
+        let p = ctx.coll_plan(Team::WORLD, bytes)?;
+        let hier = p.barrier == BarrierAlgo::Hier
+            && p.broadcast == BroadcastAlgo::Hier
+            && (p.fcollect, p.collect) == (GatherAlgo::Hier, GatherAlgo::Hier)
+            && p.reduce == ReduceAlgo::Hier;
+        if !hier || hosts.len() < 2 {
+            eprintln!("PE {}: expected the hierarchical forms for {bytes} bytes on hosts {hosts:?}, the plan is {p:?}", ctx.my_pe());
+            std::process::exit(1);
+        }
+    }
+    if ctx.my_pe() == 0 {
+        println!("decision tree picks the hierarchical forms on hosts {hosts:?}");
+    }
+    Ok(())
+}
+
 /// The typed (`Sym<T>`) forms, once each, on the world team.
 fn typed_api(env: &mut Env) -> Result<()> {
     let ctx = env.ctx.clone();
@@ -448,7 +479,11 @@ fn typed_api(env: &mut Env) -> Result<()> {
 fn main() -> Result<()> {
     let ctx = rshmem::init()?;
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
-    let big = std::env::args().nth(1).as_deref() != Some("small");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let big = !args.iter().any(|a| a == "small");
+    if args.iter().any(|a| a == "expect-hier") {
+        expect_hier(&ctx)?;
+    }
     // Buffers big enough for 1 MiB per PE gathered from every PE.
     let room = (n * MIB).max(4 * MIB) + 4096;
     let src = ctx.alloc_aligned::<u8>(room, 64)?;

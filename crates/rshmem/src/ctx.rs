@@ -30,6 +30,9 @@ pub(crate) struct Runtime {
     boot: Mutex<Box<dyn Bootstrap>>,
     pub(crate) heap: SymmetricHeap,
     pub(crate) transports: TransportTable,
+    /// The host (shared-memory domain) of every PE: PEs with the same number reach each
+    /// other through mapped memory (see `host_transports`).
+    pub(crate) host_of: Vec<usize>,
     pub(crate) teams: TeamTable,
     pub(crate) coll: crate::coll::CollConfig,
     /// Number of the next communication context (0 is the default context).
@@ -153,7 +156,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
     #[cfg(feature = "cuda")]
-    let (heap, transports, gpu) = {
+    let (heap, (transports, host_of), gpu) = {
         use crate::gpu::{self, DeviceChoice};
         let choice = match config.device.as_str() {
             "cpu" => DeviceChoice::Cpu,
@@ -170,8 +173,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                     options.statics,
                     UserMemory::Host,
                 )?;
-                let table = host_transports(&config, &mut *boot, &heap)?;
-                (heap, table, None)
+                let (table, host_of) = host_transports(&config, &mut *boot, &heap)?;
+                (heap, (table, host_of), None)
             }
             Some(cuda) => {
                 let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
@@ -197,7 +200,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                     return Err(Error::Unsupported { call: "init", detail: "RSHMEM_TRANSPORT=ucx does not reach GPU heaps yet".into() });
                 }
                 let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
-                (heap, TransportTable::uniform(n_pes, t), Some(g))
+                (heap, (TransportTable::uniform(n_pes, t), vec![0; n_pes]), Some(g))
             }
         }
     };
@@ -208,6 +211,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         let table = host_transports(&config, &mut *boot, &heap)?;
         (heap, table)
     };
+    #[cfg(not(feature = "cuda"))]
+    let (transports, host_of) = transports;
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
     let coll = crate::coll::CollConfig { forced, check: config.coll_check };
     let domain = Arc::new(CtxDomain::default_context(&transports));
@@ -218,6 +223,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         boot: Mutex::new(boot),
         heap,
         transports,
+        host_of,
         teams,
         coll,
         next_ctx_id: AtomicU32::new(1),
@@ -231,21 +237,34 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     Ok(Ctx { rt: Arc::new(rt), options: CtxOptions::default(), domain })
 }
 
-/// The transport table of a host heap: mapped peers through shared memory, the others
-/// through UCX; `RSHMEM_TRANSPORT=ucx` sends every peer but this PE itself through UCX.
-fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap) -> Result<TransportTable> {
+/// The transport table of a host heap and the host (shared-memory domain) of every PE:
+/// PEs of this PE's host through shared memory, the others through UCX;
+/// `RSHMEM_TRANSPORT=ucx` sends every peer but this PE itself through UCX (every PE is
+/// then a domain of its own), `local` every peer through shared memory (one domain).
+/// Hosts are told apart by `RSHMEM_HOST` (default: the hostname), exchanged here.
+fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap) -> Result<(TransportTable, Vec<usize>)> {
     let n_pes = heap.n_pes();
+    let me = heap.my_pe();
     let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
-    // Every peer of a host heap is mapped today (the launcher starts all PEs on one host).
-    let mapped = vec![true; n_pes];
-    let remote: Vec<bool> = (0..n_pes).map(|pe| pe != heap.my_pe() && (config.transport == "ucx" || !mapped[pe])).collect();
-    if config.transport == "local" || !remote.iter().any(|&r| r) {
-        return Ok(TransportTable::uniform(n_pes, local));
+    let host_of: Vec<usize> = match config.transport.as_str() {
+        "local" => vec![0; n_pes],
+        "ucx" => (0..n_pes).collect(),
+        _ => {
+            let names = boot.allgather(config.host.as_bytes())?;
+            // Host number: the first PE that named the same host.
+            (0..n_pes).map(|pe| names.iter().position(|n| *n == names[pe]).unwrap_or(pe)).collect()
+        }
+    };
+    // Every PE's heap is mapped (the launcher starts all PEs on one machine); a peer of
+    // another host is still reached through UCX, as it would be across machines.
+    let remote: Vec<bool> = (0..n_pes).map(|pe| pe != me && host_of[pe] != host_of[me]).collect();
+    if !remote.iter().any(|&r| r) {
+        return Ok((TransportTable::uniform(n_pes, local), host_of));
     }
-    let ucx = Arc::new(UcxTransport::new(boot, heap.base(heap.my_pe()), &remote)?);
+    let ucx = Arc::new(UcxTransport::new(boot, heap.base(me), &remote)?);
     heap.set_segment_hook(boot, ucx.clone())?;
     let ucx: Arc<dyn Transport> = ucx;
-    Ok(TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()))
+    Ok((TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()), host_of))
 }
 
 /// Puts this PE's number into an init error about an environment variable.

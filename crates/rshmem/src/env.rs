@@ -46,8 +46,9 @@ pub const ENV_TABLE: &[EnvVar] = &[
         name: "RSHMEM_COLL_ALGO",
         default: "auto",
         help: "force collective algorithms: comma-separated collective=algorithm pairs, e.g. `reduce=ring,broadcast=tree`; \
-               barrier=dissem|dissem:K (radix K), broadcast=direct|tree, fcollect=direct|ring, collect=direct|ring, \
-               alltoall=direct, reduce=oneshot|rsag|ring, reduce_scatter=direct|ring, scan=direct (see coll::select)",
+               barrier=dissem|dissem:K (radix K)|hier, broadcast=direct|tree|hier, fcollect=direct|ring|hier, \
+               collect=direct|ring|hier, alltoall=direct, reduce=oneshot|rsag|ring|hier, reduce_scatter=direct|ring, scan=direct \
+               (see coll::select)",
     },
     EnvVar {
         name: "RSHMEM_COLL_CHECK",
@@ -87,6 +88,12 @@ pub const ENV_TABLE: &[EnvVar] = &[
         default: "auto",
         help: "auto (mapped peers through shared memory, unmapped ones through UCX), local, or ucx (UCX for every pair of distinct PEs; UCX_TLS picks UCX's transports)",
     },
+    EnvVar {
+        name: "RSHMEM_HOST",
+        default: "(the machine's hostname)",
+        help: "the host this PE counts as on: with RSHMEM_TRANSPORT=auto, PEs of different hosts reach each other through UCX \
+               and the collectives work host by host (tests make one machine act as several hosts this way)",
+    },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means PMIx (when PMIX_RANK or PMIX_NAMESPACE is set) or a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
@@ -123,6 +130,8 @@ pub struct Config {
     pub gpu_coll_proto: crate::coll::gpu_select::GpuProto,
     /// `RSHMEM_GPU_COLL_SETS`: GPU collective synchronization sets per team.
     pub gpu_coll_sets: usize,
+    /// `RSHMEM_HOST`: the host this PE counts as on.
+    pub host: String,
 }
 
 impl Config {
@@ -177,10 +186,16 @@ impl Config {
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;
         let (gpu_coll_proto, gpu_coll_sets) = gpu_coll_settings()?;
+        let host = std::env::var("RSHMEM_HOST")
+            .ok()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim().to_string());
         Ok(Config {
             gpu_coll_proto,
             gpu_coll_sets,
             transport,
+            host,
             device,
             device_debug,
             device_wait_timeout,

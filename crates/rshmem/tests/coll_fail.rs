@@ -68,7 +68,8 @@ fn unknown_algorithm_fails_init() {
     let job = run_env(2, "pe_coll_fail", &["errors"], &[("RSHMEM_COLL_ALGO", "reduce=fast")], 60);
     assert_ne!(job.code, 0);
     assert!(
-        job.stderr.contains("RSHMEM_COLL_ALGO") && job.stderr.contains("`fast` is not an algorithm of reduce (valid: oneshot, rsag, ring)"),
+        job.stderr.contains("RSHMEM_COLL_ALGO")
+            && job.stderr.contains("`fast` is not an algorithm of reduce (valid: oneshot, rsag, ring, hier)"),
         "{}",
         job.stderr
     );

@@ -15,6 +15,9 @@ const TREE_RING: &str = "barrier=dissem:3,broadcast=tree,fcollect=ring,collect=r
 /// Ring all-reduce, flat barrier.
 const RING: &str = "barrier=dissem:8,reduce=ring,broadcast=tree";
 
+/// Every hierarchical algorithm.
+const HIER: &str = "barrier=hier,broadcast=hier,fcollect=hier,collect=hier,reduce=hier";
+
 fn matrix(n: usize, algo: &str, check: &str) {
     let job = run_env(n, "pe_coll", &[], &[("RSHMEM_COLL_ALGO", algo), ("RSHMEM_COLL_CHECK", check), ("RSHMEM_WAIT_WARN", "20")], 300);
     job.assert_ok();
@@ -49,4 +52,42 @@ fn matrix_small_worlds() {
     }
     matrix(5, TREE_RING, "1");
     matrix(5, RING, "0");
+}
+
+#[test]
+fn matrix_hier_forced_on_one_host() {
+    matrix(5, HIER, "0");
+}
+
+/// Runs pe_coll as `n` PEs, PE `p` on host `h<host_of>` (a shell expression in
+/// `RSHMEM_PE`), collectives over shared memory within a host and UCX tcp across.
+fn across_hosts(n: usize, host_of: &str, args: &[&str], env: &[(&str, &str)]) {
+    let script = format!("RSHMEM_HOST=h$(({host_of})) exec \"$0\" \"$@\"");
+    let prog = example("pe_coll");
+    let mut full = vec!["-c", &script, prog.to_str().expect("utf-8 path")];
+    full.extend_from_slice(args);
+    let mut all_env = vec![("UCX_TLS", "tcp"), ("RSHMEM_WAIT_WARN", "20")];
+    all_env.extend_from_slice(env);
+    let job = run_program_env(n, std::path::Path::new("/bin/sh"), &full, &all_env, 300);
+    job.assert_ok();
+    assert!(job.stdout.contains(&format!("all collective cases passed on {n} PEs")), "{}", job.stdout);
+    assert_eq!(job.stdout.matches("collective cases passed").count(), n + 1, "every PE reports: {}", job.stdout);
+}
+
+#[test]
+fn matrix_hier_across_two_simulated_hosts_over_ucx_tcp() {
+    if let Err(e) = rshmem::transport::ucx::available() {
+        println!("SKIPPED: hosts apart need UCX: {e}");
+        return;
+    }
+    // 2 hosts x 2 PEs: the decision tree picks the hierarchical forms by itself.
+    across_hosts(4, "RSHMEM_PE / 2", &["expect-hier"], &[("RSHMEM_COLL_CHECK", "1")]);
+    // Interleaved hosts (non-contiguous ranks per host): the host order differs from
+    // rank order, which the float model follows.
+    across_hosts(4, "RSHMEM_PE % 2", &["expect-hier"], &[]);
+    // Three hosts of 2, 1 and 2 PEs.
+    across_hosts(5, "RSHMEM_PE * RSHMEM_PE % 3", &["expect-hier", "small"], &[]);
+    // One PE per host (every pair over UCX): the hierarchical forms are the leaders'
+    // step alone.
+    across_hosts(3, "RSHMEM_PE", &["small"], &[("RSHMEM_COLL_ALGO", HIER)]);
 }

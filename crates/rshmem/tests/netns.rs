@@ -1,7 +1,10 @@
 //! Two hosts on one machine: two network namespaces joined by a veth pair, even PEs in
 //! one, odd PEs in the other, every pair of PEs talking through UCX over TCP on the veth
 //! link (`RSHMEM_TRANSPORT=ucx`). A 4-PE job across them runs the RMA, AMO and collective
-//! test programs. Needs root, iproute2 and UCX (CI has all three); elsewhere it is
+//! test programs. Then the collectives again with the default transport and each
+//! namespace named as a host (`RSHMEM_HOST`): PEs of one namespace share memory, the
+//! decision tree picks the hierarchical algorithms (checked), and only the leaders'
+//! steps cross the link. Needs root, iproute2 and UCX (CI has all three); elsewhere it is
 //! skipped with the reason printed.
 
 mod common;
@@ -45,7 +48,7 @@ impl Hosts {
     fn wrapper(&self) -> std::path::PathBuf {
         let p = std::env::temp_dir().join(format!("rshmem-netns-pe-{}.sh", std::process::id()));
         let script = format!(
-            "#!/bin/sh\nif [ $((RSHMEM_PE % 2)) = 0 ]; then ns={}; dev={}; else ns={}; dev={}; fi\nexec ip netns exec $ns env UCX_NET_DEVICES=$dev \"$@\"\n",
+            "#!/bin/sh\nif [ $((RSHMEM_PE % 2)) = 0 ]; then ns={}; dev={}; else ns={}; dev={}; fi\nexec ip netns exec $ns env UCX_NET_DEVICES=$dev RSHMEM_HOST=$ns \"$@\"\n",
             self.names[0], self.devs[0], self.names[1], self.devs[1]
         );
         std::fs::write(&p, script).expect("write wrapper");
@@ -89,17 +92,20 @@ fn four_pes_across_two_namespaces_over_ucx_tcp() {
     let hosts = Hosts::create().expect("set up two network namespaces");
     let wrapper = hosts.wrapper();
     let before = hosts.rx_bytes();
-    let env = [("RSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")];
-    for (name, args, expect) in [
-        ("pe_rma", &[][..], "checks passed"),
-        ("pe_amo", &["table"][..], "passed"),
-        ("pe_coll", &[][..], "all collective cases passed on 4 PEs"),
+    let ucx = [("RSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")];
+    let by_host = [("RSHMEM_TRANSPORT", "auto"), ("UCX_TLS", "tcp")];
+    for (name, args, expect, env) in [
+        ("pe_rma", &[][..], "checks passed", &ucx),
+        ("pe_amo", &["table"][..], "passed", &ucx),
+        ("pe_coll", &[][..], "all collective cases passed on 4 PEs", &ucx),
+        ("pe_coll", &["expect-hier"][..], "decision tree picks the hierarchical forms on hosts [[0, 2], [1, 3]]", &by_host),
     ] {
         let prog = example(name);
         let mut full: Vec<&str> = vec![prog.to_str().expect("utf-8 path")];
         full.extend_from_slice(args);
-        let job = run_program_env(4, &wrapper, &full, &env, 240);
+        let job = run_program_env(4, &wrapper, &full, env, 240);
         job.assert_ok();
+        assert!(job.stdout.contains("all collective cases passed") || name != "pe_coll", "{name}: {}", job.stdout);
         assert!(job.stdout.contains(expect), "{name}: {}", job.stdout);
     }
     let moved = hosts.rx_bytes() - before;

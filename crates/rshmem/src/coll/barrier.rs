@@ -11,7 +11,16 @@
 //! completed this barrier). Radix 2 is the classic barrier (log2 n rounds, one signal
 //! each); radix n is a flat barrier (one round, n - 1 signals). The radix comes from the
 //! decision tree ([`crate::coll::select::barrier_radix`]) once per team.
+//!
+//! Hierarchical form (teams that span hosts, [`super::hosts`]): each member adds 1 to its
+//! host leader's fan-in counter and waits on its own fan-out counter; a leader waits for
+//! its host's fan-in, runs the dissemination above among the leaders only (over the
+//! network), then adds 1 to each member's fan-out counter. Members never wait on the
+//! network, and the network carries `hosts * log(hosts)` signals instead of
+//! `n * log(n)`.
 
+use super::hosts::HostGroups;
+use super::select::BarrierAlgo;
 use crate::ctx::{Ctx, Runtime};
 use crate::error::{Error, Result};
 use crate::heap::layout::SLOT_BARRIER;
@@ -34,49 +43,99 @@ pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Re
             let pe = t.world_pe(i);
             rt.to(pe).direct_address(pe, 0).is_some()
         });
-        st.radix = super::select::barrier_radix(&rt.coll.forced, n, mapped);
+        let hosts = HostGroups::of_team(rt, t);
+        let forced = &rt.coll.forced;
+        if super::select::barrier(forced, hosts.spans_hosts()) == BarrierAlgo::Hier {
+            st.radix = super::select::barrier_radix(forced, hosts.groups.len(), false);
+            st.hier = Some(hosts);
+        } else {
+            st.radix = super::select::barrier_radix(forced, n, mapped);
+        }
         st.targets = vec![0; MAX_ROUNDS];
     }
-    let radix = st.radix;
+    let st = &mut *st;
     let slot = rt.heap.sys().team_slot(t.slot) + SLOT_BARRIER;
+    let Some(hosts) = &st.hier else {
+        let members: Vec<usize> = (0..n).map(|i| t.world_pe(i)).collect();
+        return dissemination(rt, &members, t.my_index, st.radix, slot, &mut st.targets, call);
+    };
+    // Hierarchical: counter 0 counts the fan-in at a leader, counters 1 .. 62 are the
+    // leaders' rounds, counter 63 the fan-out at a member.
+    let me = rt.my_pe;
+    let (fan_in, fan_out) = (slot, slot + (MAX_ROUNDS - 1) * 8);
+    let group = &hosts.groups[hosts.group_of[t.my_index]];
+    let leader = t.world_pe(group[0]);
+    if me != leader {
+        rt.to(leader).amo(leader, fan_in, 8, AmoOp::FetchAdd, 1, 0);
+        st.targets[MAX_ROUNDS - 1] += 1;
+        return wait_count(rt, fan_out, st.targets[MAX_ROUNDS - 1], call, || {
+            format!("its host's leader PE {leader} (hierarchical barrier)")
+        });
+    }
+    st.targets[0] += group.len() as u64 - 1;
+    wait_count(rt, fan_in, st.targets[0], call, || format!("the {} other PEs of its host (hierarchical barrier)", group.len() - 1))?;
+    let leaders: Vec<usize> = hosts.leaders().into_iter().map(|i| t.world_pe(i)).collect();
+    let mine = hosts.group_of[t.my_index];
+    dissemination(rt, &leaders, mine, st.radix, slot + 8, &mut st.targets[1..MAX_ROUNDS - 1], call)?;
+    for &i in &group[1..] {
+        let pe = t.world_pe(i);
+        rt.to(pe).amo(pe, fan_out, 8, AmoOp::FetchAdd, 1, 0);
+    }
+    Ok(())
+}
+
+/// Waits until this PE's counter at `word` reaches `target`.
+fn wait_count(rt: &Runtime, word: usize, target: u64, call: &'static str, what: impl Fn() -> String) -> Result<()> {
     let me = rt.my_pe;
     let local = rt.to(me);
+    let outcome = notify::wait_until(
+        rt.heap.base(me),
+        rt.wait_policy(None),
+        || local.load_word(me, word, 8) >= target,
+        || format!("{call} on PE {me} (waiting for {})", what()),
+    );
+    if outcome == WaitOutcome::TimedOut {
+        return Err(Error::Timeout { call, what: "the barrier".into(), secs: 0.0, pe: me });
+    }
+    Ok(())
+}
+
+/// Dissemination with radix `radix` over the world PEs `members` (this PE is
+/// `members[my]`), round `r` counting on the word at `counters + 8 r`; `targets[r]` holds
+/// the increments expected so far on it.
+fn dissemination(
+    rt: &Runtime,
+    members: &[usize],
+    my: usize,
+    radix: usize,
+    counters: usize,
+    targets: &mut [u64],
+    call: &'static str,
+) -> Result<()> {
+    let n = members.len();
     let mut dist = 1usize;
     let mut round = 0usize;
     while dist < n {
-        let flag = slot + round * 8;
+        debug_assert!(round < targets.len());
+        let flag = counters + round * 8;
         let mut sent = 0u64;
         for j in 1..radix {
             let d = match j.checked_mul(dist) {
                 Some(d) if d < n => d,
                 _ => break,
             };
-            let partner = t.world_pe((t.my_index + d) % n);
+            let partner = members[(my + d) % n];
             rt.to(partner).amo(partner, flag, 8, AmoOp::FetchAdd, 1, 0);
             sent += 1;
         }
-        st.targets[round] += sent;
-        let target = st.targets[round];
-        let outcome = notify::wait_until(
-            rt.heap.base(me),
-            rt.wait_policy(None),
-            || local.load_word(me, flag, 8) >= target,
-            || {
-                format!(
-                    "{call} on PE {me} (barrier round {round} of radix {radix}, waiting for PE {})",
-                    t.world_pe((t.my_index + n - dist) % n)
-                )
-            },
-        );
-        if outcome == WaitOutcome::TimedOut {
-            return Err(Error::Timeout { call, what: "the barrier".into(), secs: 0.0, pe: me });
-        }
+        targets[round] += sent;
+        let from = members[(my + n - dist) % n];
+        wait_count(rt, flag, targets[round], call, || format!("PE {from} (barrier round {round} of radix {radix})"))?;
         round += 1;
         dist = match dist.checked_mul(radix) {
             Some(d) => d,
             None => break,
         };
-        debug_assert!(round < MAX_ROUNDS);
     }
     Ok(())
 }

@@ -2,11 +2,11 @@
 //!
 //! `dest` may be the same buffer as `source` (then the root's copy is skipped); partly
 //! overlapping buffers are an error. Algorithms: [direct](super::broadcast_direct) and
-//! [binomial tree](super::broadcast_tree), chosen by [`super::select::broadcast`].
+//! [binomial tree](super::broadcast_tree) and [hierarchical](super::broadcast_hier), chosen by [`super::select::broadcast`].
 
 use super::select::{self, BroadcastAlgo, Shape};
 use super::session::{show_algo, show_num, show_offset, Kind, Session};
-use super::{broadcast_direct, broadcast_tree, bytes_of, overlap, overlap_error, sym_range, Overlap};
+use super::{broadcast_direct, broadcast_hier, broadcast_tree, bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
 use crate::sym::Sym;
@@ -43,7 +43,8 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, call);
         let mapped = s.mapped();
-        let algo = select::broadcast(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped });
+        let hosts = s.hosts();
+        let algo = select::broadcast(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(
             Kind::Broadcast,
@@ -68,6 +69,7 @@ impl Ctx {
         match algo {
             BroadcastAlgo::Direct => broadcast_direct::run(&mut s, d, so, nbytes, root),
             BroadcastAlgo::Tree => broadcast_tree::run(&mut s, d, so, nbytes, root),
+            BroadcastAlgo::Hier => broadcast_hier::run(&mut s, &hosts, d, so, nbytes, root),
         }
     }
 }

@@ -1,12 +1,13 @@
 //! fcollect and collect: every member's `source` block, concatenated in team-rank order,
 //! lands in every member's `dest`. fcollect blocks all have the same size; collect
 //! blocks may differ per PE (every PE publishes its size first). `dest` and `source` must
-//! not overlap. Algorithms: [direct](super::gather_direct) and [ring](super::gather_ring),
+//! not overlap. Algorithms: [direct](super::gather_direct), [ring](super::gather_ring) and
+//! [hierarchical](super::gather_hier),
 //! chosen by [`super::select::fcollect`] / [`super::select::collect`].
 
 use super::select::{self, GatherAlgo, Shape};
 use super::session::{show_algo, show_num, show_offset, Kind, Session};
-use super::{bytes_of, gather_direct, gather_ring, overlap, overlap_error, sym_range, Overlap};
+use super::{bytes_of, gather_direct, gather_hier, gather_ring, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::sym::Sym;
@@ -55,7 +56,9 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, call);
         let mapped = s.mapped();
-        let algo = select::fcollect(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped });
+        let hosts = s.hosts();
+        let hier = hosts.spans_hosts();
+        let algo = select::fcollect(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(
             Kind::Fcollect,
@@ -90,6 +93,7 @@ impl Ctx {
                 s.wait_progress((s.me() + 1) % n, 1)?;
                 gather_ring::run(&mut s, d, so, &offsets, &sizes)
             }
+            GatherAlgo::Hier => gather_hier::run(&mut s, &hosts, d, so, (&offsets, &sizes), false),
         }
     }
 
@@ -157,11 +161,13 @@ impl Ctx {
             return Ok(());
         }
         let mapped = s.mapped();
-        let algo = select::collect(&rt.coll.forced, Shape { team_size: n, bytes: total, mapped });
+        let hosts = s.hosts();
+        let algo = select::collect(&rt.coll.forced, Shape { team_size: n, bytes: total, mapped, hier: hosts.spans_hosts() });
         tracing::trace!(call, team = team.raw(), nbytes, total, ?algo, "collect");
         match algo {
             GatherAlgo::Direct => gather_direct::run(&mut s, d, so, &offsets, &sizes),
             GatherAlgo::Ring => gather_ring::run(&mut s, d, so, &offsets, &sizes),
+            GatherAlgo::Hier => gather_hier::run(&mut s, &hosts, d, so, (&offsets, &sizes), true),
         }
     }
 }

@@ -3,11 +3,11 @@
 //!
 //! | collective | algorithms (file) |
 //! |---|---|
-//! | barrier, sync | dissemination with radix k ([`barrier`]) |
-//! | broadcast | direct (`broadcast_direct.rs`), binomial tree (`broadcast_tree.rs`) |
-//! | fcollect, collect | direct one-shot writes (`gather_direct.rs`), ring (`gather_ring.rs`) |
+//! | barrier, sync | dissemination with radix k, hierarchical ([`barrier`]) |
+//! | broadcast | direct (`broadcast_direct.rs`), binomial tree (`broadcast_tree.rs`), hierarchical (`broadcast_hier.rs`) |
+//! | fcollect, collect | direct one-shot writes (`gather_direct.rs`), ring (`gather_ring.rs`), hierarchical (`gather_hier.rs`) |
 //! | alltoall, alltoalls | direct (`alltoall.rs`) |
-//! | reduce (all-reduce) | one-shot (`reduce_oneshot.rs`), reduce-scatter + all-gather (`reduce_rsag.rs`), ring (`reduce_ring.rs`) |
+//! | reduce (all-reduce) | one-shot (`reduce_oneshot.rs`), reduce-scatter + all-gather (`reduce_rsag.rs`), ring (`reduce_ring.rs`), hierarchical (`reduce_hier.rs`) |
 //! | reduce_scatter | direct (`reduce_scatter_direct.rs`), ring (`reduce_ring.rs`) |
 //! | sum_inscan, sum_exscan | direct (`scan.rs`) |
 //!
@@ -65,17 +65,33 @@
 //!   `((x(k+1) op x(k+2)) ... op x(k))`, indices mod n. For integer operators and
 //!   MIN/MAX the result equals the others'; float SUM and PROD may differ in the last
 //!   bits from the rank-order algorithms.
+//! * hierarchical all-reduce (teams spanning hosts) combines each host's members in
+//!   team-rank order, then the host partials in host order (hosts ordered by their first
+//!   member): `(P0 op P1) op ...`. For integer operators and MIN/MAX the result equals
+//!   one-shot's; float SUM and PROD equal it where the two orders coincide (the first
+//!   host holds team ranks `0..k` and every other host one member, e.g. one member per
+//!   host) and may otherwise differ in the last bits (see `reduce_hier.rs`). All members
+//!   get the same bits.
+//!
+//! # Teams that span hosts
+//!
+//! Members are grouped by host ([`hosts`]); the hierarchical algorithms work on shared
+//! memory within a host first, and only each host's leader talks across hosts.
 
 pub mod alltoall;
 pub mod barrier;
 pub mod broadcast;
 pub mod broadcast_direct;
+pub mod broadcast_hier;
 pub mod broadcast_tree;
 pub mod gather;
 pub mod gather_direct;
+pub mod gather_hier;
 pub mod gather_ring;
 pub mod gpu_select;
+pub(crate) mod hosts;
 pub mod reduce;
+pub mod reduce_hier;
 pub mod reduce_oneshot;
 pub mod reduce_ring;
 pub mod reduce_rsag;
@@ -88,7 +104,7 @@ use crate::ctx::Runtime;
 use crate::error::{Error, Result};
 use std::ops::Range;
 
-pub use select::{BroadcastAlgo, Forced, GatherAlgo, Plan, ReduceAlgo, ReduceScatterAlgo};
+pub use select::{BarrierAlgo, BroadcastAlgo, Forced, GatherAlgo, Plan, ReduceAlgo, ReduceScatterAlgo};
 
 /// Bytes reductions read from a peer at a time (into a local buffer, then combined).
 pub(crate) const PIECE_BYTES: usize = crate::heap::layout::STAGE_SET;

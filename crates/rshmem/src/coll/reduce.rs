@@ -6,7 +6,8 @@
 //!   all members' `source[i]` (OpenSHMEM `shmem_TYPENAME_OP_reduce`). `dest` and `source`
 //!   may be the same buffer; partial overlap is an error. Algorithms:
 //!   [one-shot](super::reduce_oneshot), [reduce-scatter + all-gather](super::reduce_rsag),
-//!   [ring](super::reduce_ring), chosen by [`super::select::reduce`].
+//!   [ring](super::reduce_ring), [hierarchical](super::reduce_hier), chosen by
+//!   [`super::select::reduce`].
 //! * `reduce_scatter(team, dest, source, nreduce, op)`: `source` holds `n` blocks of
 //!   `nreduce` elements; member `i`'s `dest` (`nreduce` elements) is the `op` of block `i`
 //!   of every member's `source` (NVSHMEM `reducescatter`). Buffers must not overlap.
@@ -20,8 +21,8 @@
 use super::select::{self, ReduceAlgo, ReduceScatterAlgo, Shape};
 use super::session::{show_algo, show_dtype, show_num, show_offset, show_op, Kind, Session};
 use super::{
-    bytes_of, overlap, overlap_error, reduce_oneshot, reduce_ring, reduce_rsag, reduce_scatter_direct, scan, sym_range, Overlap,
-    PIECE_BYTES,
+    bytes_of, overlap, overlap_error, reduce_hier, reduce_oneshot, reduce_ring, reduce_rsag, reduce_scatter_direct, scan, sym_range,
+    Overlap, PIECE_BYTES,
 };
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -112,8 +113,9 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, CALL);
         let mapped = s.mapped();
+        let hosts = s.hosts();
         let nbytes = nreduce.saturating_mul(sz);
-        let algo = select::reduce(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped });
+        let algo = select::reduce(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         check_reduction::<T>(&s, Kind::Reduce, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
@@ -129,6 +131,7 @@ impl Ctx {
             ReduceAlgo::OneShot => reduce_oneshot::run::<T>(&mut s, d, so, nreduce, op),
             ReduceAlgo::RsAg => reduce_rsag::run::<T>(&mut s, d, so, nreduce, op),
             ReduceAlgo::Ring => reduce_ring::allreduce::<T>(&mut s, d, so, nreduce, op),
+            ReduceAlgo::Hier => reduce_hier::run::<T>(&mut s, &hosts, d, so, nreduce, op),
         }
     }
 
@@ -152,7 +155,7 @@ impl Ctx {
         let mut s = Session::begin(rt, &t, CALL);
         let mapped = s.mapped();
         let nbytes = nreduce.saturating_mul(sz);
-        let algo = select::reduce_scatter(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped });
+        let algo = select::reduce_scatter(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier: false });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         check_reduction::<T>(&s, Kind::ReduceScatter, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;

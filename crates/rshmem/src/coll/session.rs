@@ -6,6 +6,7 @@
 //! on success or error), records that this PE finished the call (CONSUMED = DONE).
 //! See the module documentation of [`crate::coll`] for the protocol.
 
+use super::hosts::HostGroups;
 use crate::ctx::Runtime;
 use crate::error::{Error, Result};
 use crate::heap::layout::{
@@ -15,7 +16,7 @@ use crate::team::TeamInfo;
 use crate::transport::notify::{self, WaitOutcome};
 use crate::transport::AmoOp;
 use crate::types::{ReduceDtype, ReduceOp};
-use std::sync::MutexGuard;
+use std::sync::{Arc, MutexGuard};
 
 /// Bits of a PROGRESS/CONSUMED word that hold the step within one collective.
 pub(crate) const STEP_BITS: u32 = 24;
@@ -40,6 +41,8 @@ pub(crate) struct TeamCollState {
     stage_seq: [u64; 2],
     /// Whether every member's heap is mapped (computed once).
     mapped: Option<bool>,
+    /// The members grouped by host (computed once).
+    hosts: Option<Arc<HostGroups>>,
 }
 
 /// Per-team barrier bookkeeping of this PE.
@@ -49,6 +52,8 @@ pub(crate) struct BarrierState {
     pub(crate) radix: usize,
     /// Cumulative increments expected on each round counter.
     pub(crate) targets: Vec<u64>,
+    /// The members grouped by host, when the team uses the hierarchical barrier.
+    pub(crate) hier: Option<HostGroups>,
 }
 
 /// Collective kinds, as recorded in the argument check.
@@ -151,6 +156,16 @@ impl<'a> Session<'a> {
         });
         self.state.mapped = Some(m);
         m
+    }
+
+    /// The members grouped by host (see [`HostGroups`]).
+    pub(crate) fn hosts(&mut self) -> Arc<HostGroups> {
+        if let Some(h) = &self.state.hosts {
+            return h.clone();
+        }
+        let h = Arc::new(HostGroups::of_team(self.rt, self.t));
+        self.state.hosts = Some(h.clone());
+        h
     }
 
     // ----- words -----
