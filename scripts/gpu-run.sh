@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh.
-# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|all]
+# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|all]
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 # Logs are written to a scratch folder and packed into one archive in the results folder.
@@ -8,6 +8,8 @@ RESULTS=${OUT:-$PWD/gpu-results}
 OUT=$(mktemp -d /tmp/rshmem-gpu-logs.XXXX)
 mkdir -p "$RESULTS"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 RSHMEM_CACHE_DIR=/tmp/rshmem-cache
+# The bundle's UCX (libucp is loaded at run time by the UCX transports).
+export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 what=${1:-all}
 summary=()
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"; tar czf "$RESULTS/gpu-logs.tgz" -C "$OUT" . 2>/dev/null; }
@@ -44,6 +46,16 @@ if [[ $what == perf || $what == bench || $what == all ]]; then
     --timeout 200 --out "$PR" > "$OUT/perf.txt" 2> "$OUT/perf.log"; note "rshmem-perf gpu rc=$?"
   mkdir -p "$OUT/perf" && cp "$PR"/*.csv "$PR"/*.json "$PR"/*.svg "$PR"/plan.txt "$PR"/anchor/*.log "$OUT/perf/" 2>/dev/null
   grep -v "^wrote" "$OUT/perf.txt" | head -150; grep -iE "^rshmem-perf:|error|unavailable|fail" "$OUT/perf.log" | head -20
+fi
+if [[ $what == proxy || $what == all ]]; then
+  # GPU-initiated operations to peers without a mapping: every peer through the host
+  # proxy and the staged UCX transport (tcp, then shared memory).
+  for tls in tcp sm,self; do
+    RSHMEM_TRANSPORT=ucx UCX_TLS=$tls UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=30 \
+      "$B/rshmemrun" -n 2 --timeout 90 "$B/gpu_proxy" > "$OUT/proxy_${tls%%,*}.log" 2>&1; rc=$?
+    grep -E "FAIL|passed|numbers|  put|  g " "$OUT/proxy_${tls%%,*}.log" | head -20
+    note "gpu_proxy UCX_TLS=$tls rc=$rc: $(grep -h 'passed,' "$OUT/proxy_${tls%%,*}.log" | head -1)"
+  done
 fi
 if [[ $what == bench || $what == all ]]; then
   for n in ${MOE_BENCH_PES:-1 2}; do

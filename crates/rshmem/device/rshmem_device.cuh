@@ -55,6 +55,12 @@ struct rshmem_device_state {
     rshmem_u64 wait_timeout_ns;// a device wait longer than this traps with a message (0: never)
     rshmem_u64 epochs;         // u64[max_teams]: barriers completed per team (this PE only)
     rshmem_u64 counters;       // u64[max_teams * RSHMEM_MAX_ROUNDS]: barrier counters
+    rshmem_u64 proxy_ring;     // host proxy (rshmem_device_proxy.cuh): request ring in pinned host memory; 0: none
+    rshmem_u64 proxy_done;     // rshmemi_proxy_done[proxy_slots], pinned host memory
+    rshmem_u64 proxy_control;  // u64[4], pinned host memory: [0] requests completed, [1] proxy status (1 running)
+    rshmem_u64 proxy_head;     // u64 in device memory: requests issued
+    rshmem_u64 proxy_peers;    // u8[n_pes] in device memory: 1 for PEs reached through the proxy
+    rshmem_u64 proxy_slots;    // ring slots (a power of two)
     // Collectives' synchronization sets (rshmem_device_coll.cuh), for team slots < coll_teams:
     rshmem_u64 coll_seq;       // u64[coll_teams]: device-numbered calls completed per team (this PE)
     rshmem_u64 coll_done;      // u64[coll_teams][2][coll_sets]: last call this PE finished per set
@@ -103,13 +109,31 @@ __device__ __forceinline__ void* rshmemi_remote(const void* addr, int pe) {
     return (void*)(rshmem_state.peers_base + (rshmem_u64)pe * rshmem_state.stride + ((rshmem_u64)addr - rshmem_state.heap_base));
 }
 
+// A polling loop that traps with a message instead of hanging silently.
+struct rshmemi_waiter {
+    rshmem_u64 start;
+    unsigned polls;
+    __device__ __forceinline__ rshmemi_waiter() : start(0), polls(0) {}
+    __device__ __forceinline__ void tick(const char* call, const void* addr) {
+        if ((++polls & 1023u) != 0) return;
+        rshmem_u64 now = rshmem_globaltimer();
+        if (start == 0) { start = now; return; }
+        if (rshmem_state.wait_timeout_ns && now - start > rshmem_state.wait_timeout_ns)
+            rshmemi_fail(call, "wait timed out (RSHMEM_DEVICE_WAIT_TIMEOUT)", rshmem_state.my_pe, (rshmem_u64)addr, (now - start) / 1000000000ull);
+    }
+};
+
+// Peers without a mapping go through this PE's host proxy.
+#include "rshmem_device_proxy.cuh"
+
 __device__ __forceinline__ int rshmem_my_pe() { return rshmem_state.my_pe; }
 __device__ __forceinline__ int rshmem_n_pes() { return rshmem_state.n_pes; }
 
-// Directly usable address of `addr` on `pe` (every local peer is mapped), or null.
+// Directly usable address of `addr` on `pe` (mapped peers), or null (peers reached through the proxy).
 __device__ __forceinline__ void* rshmem_ptr(const void* addr, int pe) {
     rshmem_u64 a = (rshmem_u64)addr;
     if (pe < 0 || pe >= rshmem_state.n_pes || a < rshmem_state.heap_base || a >= rshmem_state.heap_base + rshmem_state.heap_size) return 0;
+    if (rshmemi_proxied(pe)) return 0;
     return rshmemi_remote(addr, pe);
 }
 
@@ -140,10 +164,12 @@ __device__ __forceinline__ int rshmem_team_translate_pe(rshmem_team_t src, int s
 // ---------------------------------------------------------------- ordering
 
 // Orders this thread's earlier puts/AMOs/signals before its later ones (to every PE).
+// Proxy requests are carried out in issue order, so they need nothing more.
 __device__ __forceinline__ void rshmem_fence() { __threadfence_system(); }
 // Completes this thread's earlier operations: stores by peer mapping are complete once
-// visible, which a system-scope fence ensures.
-__device__ __forceinline__ void rshmem_quiet() { __threadfence_system(); }
+// visible, which a system-scope fence ensures; proxy requests once the proxy reports them
+// complete (it waits for the transport's own quiet first).
+__device__ __forceinline__ void rshmem_quiet() { __threadfence_system(); rshmemi_proxy_quiet("rshmem_quiet"); }
 
 // ---------------------------------------------------------------- bulk copies
 
@@ -175,20 +201,42 @@ __device__ __forceinline__ unsigned rshmemi_block_size() { return blockDim.x * b
 #define RSHMEMI_SCOPED_MEM(scope, lane, lanes, sync)                                                            \
     __device__ __forceinline__ void rshmem_putmem##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
         rshmemi_check("rshmem_putmem" #scope, dst, n, pe);                                                      \
+        if (rshmemi_proxied(pe)) {                                                                              \
+            sync;                                                                                               \
+            if ((lane) == 0) rshmemi_proxy_put("rshmem_putmem" #scope, dst, src, n, pe, true);                  \
+            sync;                                                                                               \
+            return;                                                                                             \
+        }                                                                                                       \
         rshmemi_copy(rshmemi_remote(dst, pe), src, n, lane, lanes);                                             \
         sync;                                                                                                   \
     }                                                                                                           \
     __device__ __forceinline__ void rshmem_getmem##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
         rshmemi_check("rshmem_getmem" #scope, src, n, pe);                                                      \
+        if (rshmemi_proxied(pe)) {                                                                              \
+            sync;                                                                                               \
+            if ((lane) == 0) rshmemi_proxy_get("rshmem_getmem" #scope, dst, src, n, pe, true);                  \
+            sync;                                                                                               \
+            return;                                                                                             \
+        }                                                                                                       \
         rshmemi_copy(dst, rshmemi_remote(src, pe), n, lane, lanes);                                             \
         sync;                                                                                                   \
     }                                                                                                           \
     __device__ __forceinline__ void rshmem_putmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
         rshmemi_check("rshmem_putmem_nbi" #scope, dst, n, pe);                                                  \
+        if (rshmemi_proxied(pe)) {                                                                              \
+            sync;                                                                                               \
+            if ((lane) == 0) rshmemi_proxy_put("rshmem_putmem_nbi" #scope, dst, src, n, pe, false);             \
+            return;                                                                                             \
+        }                                                                                                       \
         rshmemi_copy(rshmemi_remote(dst, pe), src, n, lane, lanes);                                             \
     }                                                                                                           \
     __device__ __forceinline__ void rshmem_getmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe) { \
         rshmemi_check("rshmem_getmem_nbi" #scope, src, n, pe);                                                  \
+        if (rshmemi_proxied(pe)) {                                                                              \
+            sync;                                                                                               \
+            if ((lane) == 0) rshmemi_proxy_get("rshmem_getmem_nbi" #scope, dst, src, n, pe, false);             \
+            return;                                                                                             \
+        }                                                                                                       \
         rshmemi_copy(dst, rshmemi_remote(src, pe), n, lane, lanes);                                             \
     }
 
@@ -210,10 +258,18 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
 #define RSHMEMI_TYPED_RMA(NAME, T)                                                                                  \
     __device__ __forceinline__ void rshmem_##NAME##_p(T* dst, T v, int pe) {                                        \
         rshmemi_check("rshmem_" #NAME "_p", dst, sizeof(T), pe);                                                    \
+        if (rshmemi_proxied(pe)) { rshmemi_proxy_put("rshmem_" #NAME "_p", dst, &v, sizeof(T), pe, false); return; } \
         *(volatile T*)rshmemi_remote(dst, pe) = v;                                                                  \
     }                                                                                                               \
     __device__ __forceinline__ T rshmem_##NAME##_g(const T* src, int pe) {                                          \
         rshmemi_check("rshmem_" #NAME "_g", src, sizeof(T), pe);                                                    \
+        if (rshmemi_proxied(pe)) {                                                                                  \
+            rshmem_u64 bits = rshmemi_proxy_g("rshmem_" #NAME "_g", src, sizeof(T), pe);                            \
+            T out;                                                                                                  \
+            unsigned char* ob = (unsigned char*)&out;                                                               \
+            for (unsigned i = 0; i < sizeof(T); i++) ob[i] = (unsigned char)(bits >> (8 * i));                      \
+            return out;                                                                                             \
+        }                                                                                                           \
         return *(const volatile T*)rshmemi_remote(src, pe);                                                         \
     }                                                                                                               \
     __device__ __forceinline__ void rshmem_##NAME##_put(T* dst, const T* src, rshmem_size_t n, int pe) {            \
@@ -244,6 +300,10 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
                                                          rshmem_size_t n, int pe) {                                 \
         if (n == 0) return;                                                                                         \
         rshmemi_check("rshmem_" #NAME "_iput", dst, ((n - 1) * dst_st + 1) * sizeof(T), pe);                        \
+        if (rshmemi_proxied(pe)) {                                                                                  \
+            for (rshmem_size_t i = 0; i < n; i++) rshmem_##NAME##_p(dst + i * dst_st, src[i * src_st], pe);          \
+            return;                                                                                                 \
+        }                                                                                                           \
         T* r = (T*)rshmemi_remote(dst, pe);                                                                         \
         for (rshmem_size_t i = 0; i < n; i++) r[i * dst_st] = src[i * src_st];                                      \
     }                                                                                                               \
@@ -251,6 +311,10 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
                                                          rshmem_size_t n, int pe) {                                 \
         if (n == 0) return;                                                                                         \
         rshmemi_check("rshmem_" #NAME "_iget", src, ((n - 1) * src_st + 1) * sizeof(T), pe);                        \
+        if (rshmemi_proxied(pe)) {                                                                                  \
+            for (rshmem_size_t i = 0; i < n; i++) dst[i * dst_st] = rshmem_##NAME##_g(src + i * src_st, pe);         \
+            return;                                                                                                 \
+        }                                                                                                           \
         const T* r = (const T*)rshmemi_remote(src, pe);                                                             \
         for (rshmem_size_t i = 0; i < n; i++) dst[i * dst_st] = r[i * src_st];                                      \
     }
@@ -271,48 +335,88 @@ RSHMEMI_SIZED(128, int4)
 
 // ---------------------------------------------------------------- atomics
 
-// Atomics go to the peer's memory through the mapping with system-scope hardware atomics.
+// Atomics go to the peer's memory through the mapping with system-scope hardware atomics,
+// or to the proxy (which has the target's host run a one-thread atomic kernel there).
+#define RSHMEMI_AMO_VIA(call, a, pe, U, op, operand, compare, fetch, direct)                                     \
+    (rshmemi_proxied(pe) ? (U)rshmemi_proxy_amo(call, a, sizeof(U), pe, op, (rshmem_u64)(U)(operand),            \
+                                                (rshmem_u64)(U)(compare), fetch)                                 \
+                         : (direct))
 #define RSHMEMI_AMO_STD(NAME, T, U)                                                                                   \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch(const T* a, int pe) {                                   \
         rshmemi_check("rshmem_" #NAME "_atomic_fetch", a, sizeof(T), pe);                                             \
-        return (T)atomicAdd_system((U*)rshmemi_remote(a, pe), (U)0);                                                  \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch", a, pe, U, RSHMEMI_AMO_FETCH, 0, 0, true, atomicAdd_system((U*)rshmemi_remote(a, pe), (U)0));\
     }                                                                                                                 \
     __device__ __forceinline__ void rshmem_##NAME##_atomic_set(T* a, T v, int pe) {                                   \
         rshmemi_check("rshmem_" #NAME "_atomic_set", a, sizeof(T), pe);                                               \
-        atomicExch_system((U*)rshmemi_remote(a, pe), (U)v);                                                           \
+        (void)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_set", a, pe, U, RSHMEMI_AMO_SET, v, 0, false, atomicExch_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_swap(T* a, T v, int pe) {                                     \
         rshmemi_check("rshmem_" #NAME "_atomic_swap", a, sizeof(T), pe);                                              \
-        return (T)atomicExch_system((U*)rshmemi_remote(a, pe), (U)v);                                                 \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_swap", a, pe, U, RSHMEMI_AMO_SWAP, v, 0, true, atomicExch_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_compare_swap(T* a, T cond, T v, int pe) {                     \
         rshmemi_check("rshmem_" #NAME "_atomic_compare_swap", a, sizeof(T), pe);                                      \
-        return (T)atomicCAS_system((U*)rshmemi_remote(a, pe), (U)cond, (U)v);                                         \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_compare_swap", a, pe, U, RSHMEMI_AMO_CSWAP, v, cond, true, atomicCAS_system((U*)rshmemi_remote(a, pe), (U)cond, (U)v));\
     }                                                                                                                 \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_add(T* a, T v, int pe) {                                \
         rshmemi_check("rshmem_" #NAME "_atomic_fetch_add", a, sizeof(T), pe);                                         \
-        return (T)atomicAdd_system((U*)rshmemi_remote(a, pe), (U)v);                                                  \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch_add", a, pe, U, RSHMEMI_AMO_ADD, v, 0, true, atomicAdd_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_add(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_add(a, v, pe); } \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_add(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_add", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_add", a, sizeof(U), pe, RSHMEMI_AMO_ADD, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_add(a, v, pe);                                                                                                        \
+    } \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_inc(T* a, int pe) { return rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe); } \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_inc(T* a, int pe) { (void)rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe); }
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_inc(T* a, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_inc", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_inc", a, sizeof(U), pe, RSHMEMI_AMO_ADD, (rshmem_u64)(U)((T)1), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_add(a, (T)1, pe);                                                                                                        \
+    }
 
 #define RSHMEMI_AMO_BIT(NAME, T, U)                                                                                   \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_and(T* a, T v, int pe) {                                \
         rshmemi_check("rshmem_" #NAME "_atomic_fetch_and", a, sizeof(T), pe);                                        \
-        return (T)atomicAnd_system((U*)rshmemi_remote(a, pe), (U)v);                                                  \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch_and", a, pe, U, RSHMEMI_AMO_AND, v, 0, true, atomicAnd_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_or(T* a, T v, int pe) {                                 \
         rshmemi_check("rshmem_" #NAME "_atomic_fetch_or", a, sizeof(T), pe);                                          \
-        return (T)atomicOr_system((U*)rshmemi_remote(a, pe), (U)v);                                                   \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch_or", a, pe, U, RSHMEMI_AMO_OR, v, 0, true, atomicOr_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch_xor(T* a, T v, int pe) {                                \
         rshmemi_check("rshmem_" #NAME "_atomic_fetch_xor", a, sizeof(T), pe);                                         \
-        return (T)atomicXor_system((U*)rshmemi_remote(a, pe), (U)v);                                                  \
+        return (T)RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch_xor", a, pe, U, RSHMEMI_AMO_XOR, v, 0, true, atomicXor_system((U*)rshmemi_remote(a, pe), (U)v));\
     }                                                                                                                 \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_and(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_and(a, v, pe); } \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_or(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_or(a, v, pe); }   \
-    __device__ __forceinline__ void rshmem_##NAME##_atomic_xor(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_fetch_xor(a, v, pe); }
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_and(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_and", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_and", a, sizeof(U), pe, RSHMEMI_AMO_AND, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_and(a, v, pe);                                                                                                        \
+    } \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_or(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_or", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_or", a, sizeof(U), pe, RSHMEMI_AMO_OR, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_or(a, v, pe);                                                                                                        \
+    }   \
+    __device__ __forceinline__ void rshmem_##NAME##_atomic_xor(T* a, T v, int pe) {                                          \
+        if (rshmemi_proxied(pe)) { /* no result wanted: the proxy need not answer */                             \
+            rshmemi_check("rshmem_" #NAME "_atomic_xor", a, sizeof(T), pe);                                         \
+            rshmemi_proxy_amo("rshmem_" #NAME "_atomic_xor", a, sizeof(U), pe, RSHMEMI_AMO_XOR, (rshmem_u64)(U)(v), 0, false); \
+            return;                                                                                               \
+        }                                                                                                         \
+        (void)rshmem_##NAME##_atomic_fetch_xor(a, v, pe);                                                                                                        \
+    }
 
 // (C name, C type, hardware type) — the standard AMO table.
 RSHMEMI_AMO_STD(int, int, int)
@@ -340,12 +444,14 @@ RSHMEMI_AMO_BIT(uint64, unsigned long long, unsigned long long)
 #define RSHMEMI_AMO_FLOAT(NAME, T, U)                                                                  \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_fetch(const T* a, int pe) {                    \
         rshmemi_check("rshmem_" #NAME "_atomic_fetch", a, sizeof(T), pe);                              \
-        U bits = atomicAdd_system((U*)rshmemi_remote(a, pe), (U)0);                                    \
+        U bits = RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_fetch", a, pe, U, RSHMEMI_AMO_FETCH, 0, 0, true,  \
+                                 atomicAdd_system((U*)rshmemi_remote(a, pe), (U)0));                  \
         return *(T*)&bits;                                                                             \
     }                                                                                                  \
     __device__ __forceinline__ T rshmem_##NAME##_atomic_swap(T* a, T v, int pe) {                      \
         rshmemi_check("rshmem_" #NAME "_atomic_swap", a, sizeof(T), pe);                               \
-        U bits = atomicExch_system((U*)rshmemi_remote(a, pe), *(U*)&v);                                \
+        U bits = RSHMEMI_AMO_VIA("rshmem_" #NAME "_atomic_swap", a, pe, U, RSHMEMI_AMO_SWAP, *(U*)&v, 0, true, \
+                                 atomicExch_system((U*)rshmemi_remote(a, pe), *(U*)&v));              \
         return *(T*)&bits;                                                                             \
     }                                                                                                  \
     __device__ __forceinline__ void rshmem_##NAME##_atomic_set(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_swap(a, v, pe); }
@@ -376,20 +482,6 @@ __device__ __forceinline__ bool rshmemi_cmp_ull(rshmem_u64 a, int cmp, rshmem_u6
     }
     return false;
 }
-
-// A polling loop that traps with a message instead of hanging silently.
-struct rshmemi_waiter {
-    rshmem_u64 start;
-    unsigned polls;
-    __device__ __forceinline__ rshmemi_waiter() : start(0), polls(0) {}
-    __device__ __forceinline__ void tick(const char* call, const void* addr) {
-        if ((++polls & 1023u) != 0) return;
-        rshmem_u64 now = rshmem_globaltimer();
-        if (start == 0) { start = now; return; }
-        if (rshmem_state.wait_timeout_ns && now - start > rshmem_state.wait_timeout_ns)
-            rshmemi_fail(call, "wait timed out (RSHMEM_DEVICE_WAIT_TIMEOUT)", rshmem_state.my_pe, (rshmem_u64)addr, (now - start) / 1000000000ull);
-    }
-};
 
 #define RSHMEMI_SIGNED(T) ((T)-1 < (T)0)
 #define RSHMEMI_CMP(T, a, cmp, b) (RSHMEMI_SIGNED(T) ? rshmemi_cmp_ll((rshmem_i64)(a), cmp, (rshmem_i64)(b)) : rshmemi_cmp_ull((rshmem_u64)(a), cmp, (rshmem_u64)(b)))
@@ -504,6 +596,10 @@ __device__ __forceinline__ rshmem_u64 rshmem_signal_fetch(const rshmem_u64* sig)
 
 __device__ __forceinline__ void rshmem_signal_op(rshmem_u64* sig, rshmem_u64 v, int op, int pe) {
     rshmemi_check("rshmem_signal_op", sig, 8, pe);
+    if (rshmemi_proxied(pe)) {
+        rshmemi_proxy_amo("rshmem_signal_op", sig, 8, pe, op == RSHMEM_SIGNAL_ADD ? RSHMEMI_AMO_ADD : RSHMEMI_AMO_SET, v, 0, false);
+        return;
+    }
     rshmem_u64* r = (rshmem_u64*)rshmemi_remote(sig, pe);
     if (op == RSHMEM_SIGNAL_ADD) atomicAdd_system(r, v);
     else atomicExch_system(r, v);
@@ -548,7 +644,7 @@ __device__ __forceinline__ void rshmemi_team_sync(rshmem_team_t team, const char
     int round = 0;
     for (int dist = 1; dist < t->size; dist *= 2, round++) {
         int partner = t->start + ((me + dist) % t->size) * t->stride;
-        atomicAdd_system((rshmem_u64*)rshmemi_remote(&counters[round], partner), 1ull);
+        rshmemi_add_u64(&counters[round], 1ull, partner, call);
         rshmemi_waiter w;
         while (*(volatile rshmem_u64*)&counters[round] < epoch) w.tick(call, &counters[round]);
     }

@@ -9,6 +9,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("coll", include_str!("gpu/coll.cu")),
     ("suite", include_str!("gpu/suite.cu")),
     ("rshmem_perf", include_str!("../../rshmem-perf/src/gpu/perf.cu")),
+    ("proxy", include_str!("gpu/proxy.cu")),
     ("rshmem_moe", include_str!("../device/rshmem_moe.cu")),
 ];
 

@@ -16,6 +16,7 @@ use crate::ops::lock::HeldLocks;
 use crate::team::TeamTable;
 use crate::transport::local::LocalTransport;
 use crate::transport::notify::WaitPolicy;
+use crate::transport::ucx::staged::StagedTransport;
 use crate::transport::ucx::UcxTransport;
 use crate::transport::{Transport, TransportTable};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -41,6 +42,9 @@ pub(crate) struct Runtime {
     pub(crate) locks: HeldLocks,
     #[cfg(feature = "cuda")]
     pub(crate) gpu: Option<Arc<crate::gpu::Gpu>>,
+    /// The GPU PE's host proxy, when some peers are reached through it.
+    #[cfg(feature = "cuda")]
+    pub(crate) proxy: Option<crate::gpu::proxy::Proxy>,
     finalized: AtomicBool,
 }
 
@@ -66,6 +70,11 @@ impl Runtime {
             return Ok(());
         }
         crate::coll::barrier::barrier_all(self, "finalize")?;
+        // The proxy finishes what kernels left in its ring before the transports close.
+        #[cfg(feature = "cuda")]
+        if let Some(p) = &self.proxy {
+            p.stop();
+        }
         let mut boot = self.boot();
         self.heap.finalize_hook(&mut **boot)?;
         boot.finalize()
@@ -155,8 +164,10 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
     let (my_pe, n_pes) = (boot.rank(), boot.size());
     let forced = crate::coll::Forced::parse(config.coll_algo.as_deref().unwrap_or("")).map_err(|e| at_pe(e, my_pe))?;
     let sys = SysLayout::new(config.max_teams);
+    let hosts = Hosts::exchange(&config, &mut *boot)?;
+    let shared = hosts.shared_team(my_pe);
     #[cfg(feature = "cuda")]
-    let (heap, (transports, host_of), gpu) = {
+    let (heap, (transports, host_of), gpu, proxy) = {
         use crate::gpu::{self, DeviceChoice};
         let choice = match config.device.as_str() {
             "cpu" => DeviceChoice::Cpu,
@@ -172,15 +183,24 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                     config.max_symmetric_size,
                     options.statics,
                     UserMemory::Host,
+                    hosts.mapped.clone(),
                 )?;
-                let (table, host_of) = host_transports(&config, &mut *boot, &heap)?;
-                (heap, (table, host_of), None)
+                let (table, host_of) = host_transports(&config, &mut *boot, &heap, hosts)?;
+                (heap, (table, host_of), None, None)
             }
             Some(cuda) => {
                 let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
-                let dev = Arc::new(gpu::memory::DeviceHeap::new(cuda.clone(), n_pes, my_pe, max_user)?);
+                let dev = Arc::new(gpu::memory::DeviceHeap::new(cuda.clone(), n_pes, my_pe, max_user, hosts.mapped.clone())?);
                 let user = UserMemory::Device(dev.clone());
-                let heap = SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, user)?;
+                let heap = SymmetricHeap::create(
+                    &mut *boot,
+                    sys,
+                    config.symmetric_size,
+                    config.max_symmetric_size,
+                    options.statics,
+                    user,
+                    hosts.mapped.clone(),
+                )?;
                 let layout = gpu::state::DeviceSysLayout::new(sys.max_teams, n_pes, crate::env::gpu_coll_settings()?.1);
                 let sys_base = heap.alloc(&mut *boot, "init", layout.size, 4096)? as u64;
                 let setup = gpu::GpuSetup {
@@ -194,26 +214,44 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                 };
                 let g = gpu::Gpu::new(cuda, dev, setup)?;
                 g.set_team(0, Some((0, 1, n_pes)))?;
-                g.set_team(1, Some((0, 1, n_pes)))?;
+                g.set_team(1, Some(shared))?;
                 let host = LocalTransport::new(heap.bases(), heap.stride());
-                if config.transport == "ucx" {
-                    return Err(Error::Unsupported { call: "init", detail: "RSHMEM_TRANSPORT=ucx does not reach GPU heaps yet".into() });
-                }
                 let t: Arc<dyn Transport> = Arc::new(gpu::transport::DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
-                (heap, (TransportTable::uniform(n_pes, t), vec![0; n_pes]), Some(g))
+                // Peers of other hosts (and every peer under RSHMEM_TRANSPORT=ucx) go through
+                // the staged UCX protocol, and the device API's operations on them through
+                // this PE's host proxy.
+                let remote = hosts.remote(my_pe);
+                if remote.iter().any(|&r| r) {
+                    let area = heap.alloc(&mut *boot, "init", gpu::proxy::device_area_size(n_pes), 256)? as u64;
+                    let staged = Arc::new(StagedTransport::new(&mut *boot, heap.base(my_pe), &remote, t.clone(), heap.stride())?);
+                    heap.set_segment_hook(&mut *boot, staged.clone())?;
+                    let staged: Arc<dyn Transport> = staged;
+                    let table = TransportTable::new((0..n_pes).map(|pe| if remote[pe] { staged.clone() } else { t.clone() }).collect());
+                    let proxy = gpu::proxy::Proxy::start(g.clone(), table.clone(), &remote, area, sys.size)?;
+                    (heap, (table, hosts.domain), Some(g), Some(proxy))
+                } else {
+                    (heap, (TransportTable::uniform(n_pes, t), hosts.domain), Some(g), None)
+                }
             }
         }
     };
     #[cfg(not(feature = "cuda"))]
     let (heap, transports) = {
-        let heap =
-            SymmetricHeap::create(&mut *boot, sys, config.symmetric_size, config.max_symmetric_size, options.statics, UserMemory::Host)?;
-        let table = host_transports(&config, &mut *boot, &heap)?;
+        let heap = SymmetricHeap::create(
+            &mut *boot,
+            sys,
+            config.symmetric_size,
+            config.max_symmetric_size,
+            options.statics,
+            UserMemory::Host,
+            hosts.mapped.clone(),
+        )?;
+        let table = host_transports(&config, &mut *boot, &heap, hosts)?;
         (heap, table)
     };
     #[cfg(not(feature = "cuda"))]
     let (transports, host_of) = transports;
-    let teams = TeamTable::new(my_pe, n_pes, sys.max_teams);
+    let teams = TeamTable::new(my_pe, n_pes, sys.max_teams, shared);
     let coll = crate::coll::CollConfig { forced, check: config.coll_check };
     let domain = Arc::new(CtxDomain::default_context(&transports));
     let rt = Runtime {
@@ -230,6 +268,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         locks: HeldLocks::default(),
         #[cfg(feature = "cuda")]
         gpu,
+        #[cfg(feature = "cuda")]
+        proxy,
         finalized: AtomicBool::new(false),
     };
     tracing::debug!(pe = my_pe, n_pes, heap = ?rt.heap, "rshmem initialized");
@@ -238,33 +278,73 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
 }
 
 /// The transport table of a host heap and the host (shared-memory domain) of every PE:
-/// PEs of this PE's host through shared memory, the others through UCX;
-/// `RSHMEM_TRANSPORT=ucx` sends every peer but this PE itself through UCX (every PE is
-/// then a domain of its own), `local` every peer through shared memory (one domain).
-/// Hosts are told apart by `RSHMEM_HOST` (default: the hostname), exchanged here.
-fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap) -> Result<(TransportTable, Vec<usize>)> {
+/// PEs of this PE's host through shared memory, the others through UCX (with UCX's RMA,
+/// or with `RSHMEM_UCX_PROTOCOL=am` the staged active-message protocol).
+fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap, hosts: Hosts) -> Result<(TransportTable, Vec<usize>)> {
     let n_pes = heap.n_pes();
     let me = heap.my_pe();
     let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(heap.bases(), heap.stride()));
-    let host_of: Vec<usize> = match config.transport.as_str() {
-        "local" => vec![0; n_pes],
-        "ucx" => (0..n_pes).collect(),
-        _ => {
-            let names = boot.allgather(config.host.as_bytes())?;
-            // Host number: the first PE that named the same host.
-            (0..n_pes).map(|pe| names.iter().position(|n| *n == names[pe]).unwrap_or(pe)).collect()
-        }
-    };
-    // Every PE's heap is mapped (the launcher starts all PEs on one machine); a peer of
-    // another host is still reached through UCX, as it would be across machines.
-    let remote: Vec<bool> = (0..n_pes).map(|pe| pe != me && host_of[pe] != host_of[me]).collect();
+    let remote = hosts.remote(me);
     if !remote.iter().any(|&r| r) {
-        return Ok((TransportTable::uniform(n_pes, local), host_of));
+        return Ok((TransportTable::uniform(n_pes, local), hosts.domain));
     }
-    let ucx = Arc::new(UcxTransport::new(boot, heap.base(me), &remote)?);
-    heap.set_segment_hook(boot, ucx.clone())?;
-    let ucx: Arc<dyn Transport> = ucx;
-    Ok((TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()), host_of))
+    let ucx: Arc<dyn Transport> = if config.ucx_protocol == "am" {
+        let staged = Arc::new(StagedTransport::new(boot, heap.base(heap.my_pe()), &remote, local.clone(), heap.stride())?);
+        heap.set_segment_hook(boot, staged.clone())?;
+        staged
+    } else {
+        let ucx = Arc::new(UcxTransport::new(boot, heap.base(heap.my_pe()), &remote)?);
+        heap.set_segment_hook(boot, ucx.clone())?;
+        ucx
+    };
+    Ok((TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { local.clone() }).collect()), hosts.domain))
+}
+
+/// Which PEs share a machine with which.
+#[derive(Debug, Clone)]
+struct Hosts {
+    /// Shared-memory domain of every PE (the first PE of its domain): which peers take
+    /// the local transport and how the collectives group PEs.
+    domain: Vec<usize>,
+    /// Whether this PE maps each PE's heap: only peers that name the same host
+    /// (`RSHMEM_HOST`) are mapped, so a job across machines never asks for another
+    /// machine's memory.
+    mapped: Vec<bool>,
+}
+
+impl Hosts {
+    /// Exchanges `RSHMEM_HOST` (default: the hostname). `RSHMEM_TRANSPORT=ucx` makes every
+    /// PE a domain of its own (peers of one machine stay mapped, but are reached through
+    /// UCX), `local` puts every PE in one domain and maps them all.
+    fn exchange(config: &Config, boot: &mut dyn Bootstrap) -> Result<Hosts> {
+        let (me, n_pes) = (boot.rank(), boot.size());
+        let names = boot.allgather(config.host.as_bytes())?;
+        // Host number: the first PE that named the same host.
+        let by_name: Vec<usize> = (0..n_pes).map(|pe| names.iter().position(|n| *n == names[pe]).unwrap_or(pe)).collect();
+        let (domain, mapped) = match config.transport.as_str() {
+            "local" => (vec![0; n_pes], vec![true; n_pes]),
+            "ucx" => ((0..n_pes).collect(), (0..n_pes).map(|pe| by_name[pe] == by_name[me]).collect()),
+            _ => (by_name.clone(), (0..n_pes).map(|pe| by_name[pe] == by_name[me]).collect()),
+        };
+        Ok(Hosts { domain, mapped })
+    }
+
+    /// (start, stride, size) of `me`'s `SHARED` team: the PEs of its domain when they
+    /// form a strided set (as block and round-robin placements do), else `me` alone.
+    fn shared_team(&self, me: usize) -> (usize, usize, usize) {
+        let members: Vec<usize> = (0..self.domain.len()).filter(|&pe| self.domain[pe] == self.domain[me]).collect();
+        let stride = if members.len() > 1 { members[1] - members[0] } else { 1 };
+        if members.windows(2).all(|w| w[1] - w[0] == stride) {
+            (members[0], stride, members.len())
+        } else {
+            (me, 1, 1)
+        }
+    }
+
+    /// The peers `me` reaches through the remote transport.
+    fn remote(&self, me: usize) -> Vec<bool> {
+        (0..self.domain.len()).map(|pe| pe != me && self.domain[pe] != self.domain[me]).collect()
+    }
 }
 
 /// Puts this PE's number into an init error about an environment variable.

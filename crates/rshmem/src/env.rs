@@ -92,7 +92,12 @@ pub const ENV_TABLE: &[EnvVar] = &[
         name: "RSHMEM_HOST",
         default: "(the machine's hostname)",
         help: "the host this PE counts as on: with RSHMEM_TRANSPORT=auto, PEs of different hosts reach each other through UCX \
-               and the collectives work host by host (tests make one machine act as several hosts this way)",
+               and the collectives work host by host (tests make one machine act as several hosts this way); only PEs of one host map each other's heaps",
+    },
+    EnvVar {
+        name: "RSHMEM_UCX_PROTOCOL",
+        default: "rma",
+        help: "how host heaps use UCX: rma (UCX put/get/atomics on registered memory) or am (active messages that the target's progress thread carries out: the staged protocol GPU heaps always use)",
     },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means PMIx (when PMIX_RANK or PMIX_NAMESPACE is set) or a single PE" },
@@ -132,6 +137,8 @@ pub struct Config {
     pub gpu_coll_sets: usize,
     /// `RSHMEM_HOST`: the host this PE counts as on.
     pub host: String,
+    /// `RSHMEM_UCX_PROTOCOL`: rma or am.
+    pub ucx_protocol: String,
 }
 
 impl Config {
@@ -183,6 +190,15 @@ impl Config {
                 pe: 0,
             });
         }
+        let ucx_protocol = raw("RSHMEM_UCX_PROTOCOL").trim().to_ascii_lowercase();
+        if !["rma", "am"].contains(&ucx_protocol.as_str()) {
+            return Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_UCX_PROTOCOL",
+                detail: format!("`{ucx_protocol}` is not rma or am"),
+                pe: 0,
+            });
+        }
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;
         let (gpu_coll_proto, gpu_coll_sets) = gpu_coll_settings()?;
@@ -196,6 +212,7 @@ impl Config {
             gpu_coll_sets,
             transport,
             host,
+            ucx_protocol,
             device,
             device_debug,
             device_wait_timeout,

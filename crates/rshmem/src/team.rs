@@ -99,10 +99,12 @@ pub(crate) struct TeamTable {
 }
 
 impl TeamTable {
-    pub(crate) fn new(my_pe: usize, n_pes: usize, max_teams: usize) -> TeamTable {
+    /// `shared`: (start, stride, size) of this PE's `SHARED` team.
+    pub(crate) fn new(my_pe: usize, n_pes: usize, max_teams: usize, shared: (usize, usize, usize)) -> TeamTable {
         let mut map = HashMap::new();
         map.insert(Team::WORLD.0, Arc::new(TeamInfo::new(0, 1, n_pes, my_pe, 0, TeamConfig::default())));
-        map.insert(Team::SHARED.0, Arc::new(TeamInfo::new(0, 1, n_pes, my_pe, 1, TeamConfig::default())));
+        let (start, stride, size) = shared;
+        map.insert(Team::SHARED.0, Arc::new(TeamInfo::new(start, stride, size, my_pe, 1, TeamConfig::default())));
         let mut used = vec![0u64; max_teams.div_ceil(64)];
         used[0] |= 0b11;
         TeamTable { teams: RwLock::new(map), next_id: AtomicU32::new(2), used_slots: Mutex::new(used), max_teams }

@@ -44,6 +44,19 @@ pub trait Bootstrap: Send {
     fn allgather_fd(&mut self, _fd: BorrowedFd<'_>) -> Result<Vec<OwnedFd>> {
         Err(Error::Unsupported { call: "bootstrap allgather_fd", detail: "this bootstrap cannot pass descriptors".into() })
     }
+    /// [`Bootstrap::allgather_fd`] where this rank takes only the descriptors of the ranks
+    /// marked in `from` (its own always): the others are `None`. Ranks on other machines
+    /// are left out this way, since a descriptor cannot cross machines. Collective, with
+    /// each rank's own `from`.
+    fn allgather_fd_from(&mut self, fd: BorrowedFd<'_>, from: &[bool]) -> Result<Vec<Option<OwnedFd>>> {
+        let me = self.rank();
+        Ok(self
+            .allgather_fd(fd)?
+            .into_iter()
+            .enumerate()
+            .map(|(r, f)| (r == me || from.get(r).copied().unwrap_or(false)).then_some(f))
+            .collect())
+    }
     /// Says this rank finished cleanly; called once, after the runtime's final barrier.
     fn finalize(&mut self) -> Result<()> {
         Ok(())

@@ -317,6 +317,10 @@ impl Bootstrap for PmixBootstrap {
         self.fence(false)
     }
     fn allgather_fd(&mut self, fd: BorrowedFd<'_>) -> Result<Vec<OwnedFd>> {
+        let all = vec![true; self.size];
+        Ok(self.allgather_fd_from(fd, &all)?.into_iter().flatten().collect())
+    }
+    fn allgather_fd_from(&mut self, fd: BorrowedFd<'_>, from: &[bool]) -> Result<Vec<Option<OwnedFd>>> {
         use std::os::fd::AsRawFd;
         let mut mine = std::process::id().to_le_bytes().to_vec();
         mine.extend_from_slice(&fd.as_raw_fd().to_le_bytes());
@@ -326,9 +330,13 @@ impl Bootstrap for PmixBootstrap {
         for (r, e) in all.iter().enumerate() {
             if r == self.rank {
                 match fd.try_clone_to_owned() {
-                    Ok(f) => out.push(f),
+                    Ok(f) => out.push(Some(f)),
                     Err(e) => failure = Some(format!("dup of its own descriptor: {e}")),
                 }
+                continue;
+            }
+            if !from.get(r).copied().unwrap_or(false) {
+                out.push(None);
                 continue;
             }
             if e.len() != 8 {
@@ -338,7 +346,7 @@ impl Bootstrap for PmixBootstrap {
             let pid = u32::from_le_bytes(e[..4].try_into().expect("4 bytes"));
             let num = i32::from_le_bytes(e[4..].try_into().expect("4 bytes"));
             match open_peer_fd(pid, num) {
-                Ok(f) => out.push(f),
+                Ok(f) => out.push(Some(f)),
                 Err(e) => {
                     failure = Some(format!("descriptor {num} of rank {r} (pid {pid}): {e}"));
                     break;

@@ -375,9 +375,74 @@ impl Cuda {
         check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize", self.pe)
     }
 
+    /// Page-locked host memory of `size` bytes, zeroed and mapped into the device's
+    /// address space (kernels reach it at [`PinnedHost::device`]). Freed on drop.
+    pub fn pinned_host(&self, size: usize) -> Result<PinnedHost> {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+        // SAFETY: out pointer to a local; the context is current (callers bind first).
+        check(unsafe { sys::cuMemHostAlloc(&mut p, size.max(1), flags) }, "cuMemHostAlloc", self.pe)?;
+        let mut d: sys::CUdeviceptr = 0;
+        // SAFETY: `p` was just allocated with DEVICEMAP; out pointer to a local.
+        if let Err(e) = check(unsafe { sys::cuMemHostGetDevicePointer_v2(&mut d, p, 0) }, "cuMemHostGetDevicePointer", self.pe) {
+            // SAFETY: allocated above, freed once.
+            unsafe { sys::cuMemFreeHost(p) };
+            return Err(e);
+        }
+        // SAFETY: `size` bytes at `p` are ours and writable.
+        unsafe { std::ptr::write_bytes(p as *mut u8, 0, size) };
+        Ok(PinnedHost { host: p as *mut u8, device: d, size })
+    }
+
     /// Error code pending on the context, if a kernel faulted.
     pub fn pe(&self) -> usize {
         self.pe
+    }
+}
+
+/// Page-locked, device-mapped host memory (see [`Cuda::pinned_host`]).
+#[derive(Debug)]
+pub struct PinnedHost {
+    host: *mut u8,
+    device: DevPtr,
+    size: usize,
+}
+// SAFETY: plain memory owned by this value; who reads and writes it when is the users'
+// protocol (atomics or volatile accesses), not tied to a thread.
+unsafe impl Send for PinnedHost {}
+// SAFETY: as above.
+unsafe impl Sync for PinnedHost {}
+
+impl PinnedHost {
+    /// Its first byte in this process.
+    pub fn host(&self) -> *mut u8 {
+        self.host
+    }
+    /// Its first byte as kernels see it.
+    pub fn device(&self) -> DevPtr {
+        self.device
+    }
+    /// Its size in bytes.
+    pub fn len(&self) -> usize {
+        self.size
+    }
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+    /// The memory as bytes, for a host-only user (a staging buffer no kernel touches).
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: `size` bytes at `host` are owned by self, and the exclusive borrow of
+        // self makes this the only host view.
+        unsafe { std::slice::from_raw_parts_mut(self.host, self.size) }
+    }
+}
+
+impl Drop for PinnedHost {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc, freed once; no kernel uses it any more
+        // (the owners stop their users first).
+        unsafe { sys::cuMemFreeHost(self.host as *mut c_void) };
     }
 }
 

@@ -19,15 +19,18 @@ pub struct DeviceHeap {
     my_pe: usize,
     granularity: usize,
     mapped: Mutex<Vec<(DevPtr, usize, CUmemGenericAllocationHandle)>>,
+    /// Whether each PE's heap is mapped here (peers of this host).
+    peers: Vec<bool>,
 }
 
 impl DeviceHeap {
-    /// Reserves device address space for `n_pes` heaps of up to `max_user` bytes.
-    pub fn new(cuda: Arc<Cuda>, n_pes: usize, my_pe: usize, max_user: usize) -> Result<DeviceHeap> {
+    /// Reserves device address space for `n_pes` heaps of up to `max_user` bytes; the
+    /// heaps of the PEs marked in `peers` are mapped as they grow.
+    pub fn new(cuda: Arc<Cuda>, n_pes: usize, my_pe: usize, max_user: usize, peers: Vec<bool>) -> Result<DeviceHeap> {
         let granularity = cuda.granularity()?;
         let stride = crate::heap::align_up(max_user, granularity);
         let va = cuda.reserve(stride * n_pes, granularity)?;
-        Ok(DeviceHeap { cuda, va, stride, n_pes, my_pe, granularity, mapped: Mutex::new(Vec::new()) })
+        Ok(DeviceHeap { cuda, va, stride, n_pes, my_pe, granularity, mapped: Mutex::new(Vec::new()), peers })
     }
 
     /// Device address (in this process) of `pe`'s heap.
@@ -55,17 +58,15 @@ impl DeviceHeap {
         self.cuda.zero(mine, len)?;
         let mut mapped = self.mapped.lock().expect("device heap lock");
         mapped.push((mine, len, handle));
-        let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&fd))?;
+        let fds = boot.allgather_fd_from(rustix::fd::AsFd::as_fd(&fd), &self.peers)?;
         for (pe, peer_fd) in fds.iter().enumerate() {
-            if pe == self.my_pe {
-                continue;
-            }
+            let Some(peer_fd) = peer_fd.as_ref().filter(|_| pe != self.my_pe) else { continue };
             let h = self.cuda.import(peer_fd)?;
             let at = self.base(pe) + offset as DevPtr;
             self.cuda.map(at, len, h)?;
             mapped.push((at, len, h));
         }
-        tracing::debug!(pe = self.my_pe, offset, len, "device heap segment mapped on {} PEs", self.n_pes);
+        tracing::debug!(pe = self.my_pe, offset, len, "device heap segment mapped on {} PEs", self.peers.iter().filter(|&&m| m).count());
         Ok(())
     }
 }

@@ -14,6 +14,7 @@ pub mod coll;
 pub mod cuda;
 pub mod memory;
 pub mod nvrtc;
+pub mod proxy;
 pub mod state;
 pub mod stream;
 pub mod transport;
@@ -169,6 +170,10 @@ pub struct Gpu {
     layout: DeviceSysLayout,
     arch: String,
     stream: Stream,
+    /// Host atomics run here, beside (not behind) kernels on the PE's streams: a kernel
+    /// waiting for a word that a peer's atomic (carried out by this PE's host threads)
+    /// will change must not block that atomic.
+    amo_stream: Stream,
     amo_lock: Mutex<()>,
     me: Weak<Gpu>,
     /// Host numbering of on-stream collectives per team slot (see gpu/coll.rs).
@@ -236,11 +241,13 @@ impl Gpu {
             coll_sets: layout.coll_sets as i32,
             coll_proto: proto.code(),
             coll_pad: 0,
+            ..DeviceState::default()
         };
         // Collective words start at zero (peers write them only after init's barrier).
         let (off, _) = layout.coll_area();
         cuda.zero(s.sys_base + off as u64, layout.size - off)?;
         let stream = cuda.stream()?;
+        let amo_stream = cuda.stream()?;
         Ok(Arc::new_cyclic(|me| Gpu {
             cuda,
             heap,
@@ -251,6 +258,7 @@ impl Gpu {
             layout,
             arch: format!("sm_{maj}{min}"),
             stream,
+            amo_stream,
             amo_lock: Mutex::new(()),
             me: me.clone(),
             coll_host_seq: Mutex::new(vec![0; layout.coll_teams]),
@@ -362,6 +370,12 @@ impl Gpu {
         Ok(())
     }
 
+    /// Changes the device state (of every loaded module and every later one).
+    pub(crate) fn update_state(&self, f: impl FnOnce(&mut DeviceState)) -> Result<()> {
+        f(&mut self.state.lock().expect("state"));
+        self.write_state_everywhere()
+    }
+
     /// Tells every loaded module the heap's new mapped size (after growth).
     pub(crate) fn set_heap_size(&self, bytes: usize) -> Result<()> {
         self.state.lock().expect("state").heap_size = bytes as u64;
@@ -436,7 +450,7 @@ impl Gpu {
         let out = self.state.lock().expect("state").sys_base + self.layout.scratch as u64;
         self.launch_builtin(
             "rshmemi_host_amo",
-            None,
+            Some(&self.amo_stream),
             &[
                 KernelArg::U64(addr),
                 KernelArg::I32(width as i32),
@@ -446,7 +460,7 @@ impl Gpu {
                 KernelArg::U64(out),
             ],
         )?;
-        self.stream.synchronize()?;
+        self.amo_stream.synchronize()?;
         let mut b = [0u8; 8];
         self.cuda.dtoh(&mut b, out)?;
         Ok(u64::from_le_bytes(b))

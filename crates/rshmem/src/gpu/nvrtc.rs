@@ -13,6 +13,7 @@ pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_device.cuh");
 /// Every header kernels may include, by include name (supplied to NVRTC in memory).
 pub const DEVICE_HEADERS: &[(&str, &str)] = &[
     ("rshmem_device.cuh", DEVICE_HEADER),
+    ("rshmem_device_proxy.cuh", include_str!("../../device/rshmem_device_proxy.cuh")),
     ("rshmem_device_coll.cuh", include_str!("../../device/rshmem_device_coll.cuh")),
     ("rshmem_moe.cuh", include_str!("../../device/rshmem_moe.cuh")),
 ];

@@ -47,6 +47,19 @@ pub struct DeviceState {
     pub epochs: u64,
     /// `u64[max_teams * MAX_ROUNDS]` barrier counters.
     pub counters: u64,
+    /// Host proxy request ring (`rshmemi_proxy_slot[proxy_slots]`, pinned host memory, as
+    /// the device sees it); 0 when this PE has no proxy.
+    pub proxy_ring: u64,
+    /// Per-slot completion words (`rshmemi_proxy_done[proxy_slots]`, pinned host memory).
+    pub proxy_done: u64,
+    /// `u64[4]` in pinned host memory: requests completed, proxy status (1 running, 2 gone).
+    pub proxy_control: u64,
+    /// `u64` in device memory: requests issued (tickets claimed).
+    pub proxy_head: u64,
+    /// `u8[n_pes]` in device memory: 1 for the PEs reached through the proxy.
+    pub proxy_peers: u64,
+    /// Slots in the ring (a power of two).
+    pub proxy_slots: u64,
     /// `u64[coll_teams]` device-numbered collective calls completed per team.
     pub coll_seq: u64,
     /// `u64[coll_teams][2][coll_sets]` last call finished per synchronization set.

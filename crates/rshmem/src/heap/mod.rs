@@ -97,6 +97,8 @@ pub struct SymmetricHeap {
     state: Mutex<HeapState>,
     table: ArcSwap<AllocTable>,
     hook: Mutex<Option<Arc<dyn SegmentHook>>>,
+    /// Whether each PE's heap is mapped here (peers of this host; see `ctx::Hosts`).
+    mapped: Vec<bool>,
 }
 
 struct HeapState {
@@ -117,7 +119,8 @@ impl std::fmt::Debug for SymmetricHeap {
 
 impl SymmetricHeap {
     /// Creates the heap collectively: reserves the range, creates this PE's first segment
-    /// (runtime area plus `initial_user` bytes) and maps every peer's.
+    /// (runtime area plus `initial_user` bytes) and maps the peers marked in `mapped`
+    /// (the others' places in the range stay reserved and inaccessible).
     /// With `statics`, the program's static data is mapped after every PE's heap.
     pub fn create(
         boot: &mut dyn Bootstrap,
@@ -126,6 +129,7 @@ impl SymmetricHeap {
         max_user: usize,
         statics: Option<StaticSegment>,
         user: UserMemory,
+        mapped: Vec<bool>,
     ) -> Result<SymmetricHeap> {
         let (my_pe, n_pes) = (boot.rank(), boot.size());
         let max_user = align_up(max_user.max(initial_user), SEGMENT_ALIGN);
@@ -152,15 +156,18 @@ impl SymmetricHeap {
             state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
             table: ArcSwap::from_pointee(Vec::new()),
             hook: Mutex::new(None),
+            mapped,
         };
         heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
         let first = Segment { offset: sys.size, len: initial_user };
         heap.add_user_segment(boot, first)?;
         heap.state.lock().expect("heap lock").segments.push(first);
         if let Some(st) = statics {
-            let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&st.fd))?;
+            let fds = boot.allgather_fd_from(rustix::fd::AsFd::as_fd(&st.fd), &heap.mapped)?;
             for (pe, fd) in fds.iter().enumerate() {
-                heap.reservation.map_shared(pe * heap.stride + heap.static_offset(), st.len, fd)?;
+                if let Some(fd) = fd {
+                    heap.reservation.map_shared(pe * heap.stride + heap.static_offset(), st.len, fd)?;
+                }
             }
         }
         Ok(heap)
@@ -168,11 +175,9 @@ impl SymmetricHeap {
 
     /// Collective: installs `hook`, telling it of every segment mapped now (runtime area,
     /// user segments, static data); later segments are reported as they are added.
-    /// Only host heaps take a hook.
+    /// On a GPU heap the segments are device memory: only a hook that registers nothing
+    /// with UCX (the staged protocol, `transport::ucx::staged`) belongs there.
     pub fn set_segment_hook(&self, boot: &mut dyn Bootstrap, hook: Arc<dyn SegmentHook>) -> Result<()> {
-        if self.is_device() {
-            return Err(Error::Unsupported { call: "init", detail: "remote transports do not reach GPU heaps yet".into() });
-        }
         let st = self.state.lock().expect("heap lock");
         hook.segment_added(boot, 0, self.sys.size)?;
         for seg in &st.segments {
@@ -234,9 +239,9 @@ impl SymmetricHeap {
         let name = format!("rshmem-pe{}-seg{:x}", self.my_pe, seg.offset);
         let fd = mapping::create_segment(&name, seg.len)?;
         self.reservation.map_shared(self.my_pe * self.stride + seg.offset, seg.len, &fd)?;
-        let fds = boot.allgather_fd(rustix::fd::AsFd::as_fd(&fd))?;
+        let fds = boot.allgather_fd_from(rustix::fd::AsFd::as_fd(&fd), &self.mapped)?;
         for (pe, peer_fd) in fds.iter().enumerate() {
-            if pe != self.my_pe {
+            if let (true, Some(peer_fd)) = (pe != self.my_pe, peer_fd) {
                 self.reservation.map_shared(pe * self.stride + seg.offset, seg.len, peer_fd)?;
             }
         }
@@ -269,7 +274,12 @@ impl SymmetricHeap {
         self.reservation.base() + pe * self.stride
     }
 
-    /// Every mapped peer's heap base, in PE order.
+    /// Whether `pe`'s heap is mapped in this process (same host).
+    pub fn is_mapped(&self, pe: usize) -> bool {
+        self.mapped.get(pe).copied().unwrap_or(false)
+    }
+
+    /// Every PE's heap base, in PE order (a peer's is usable only if it is mapped).
     pub fn bases(&self) -> Vec<usize> {
         (0..self.n_pes).map(|pe| self.base(pe)).collect()
     }

@@ -49,6 +49,58 @@ pub const UCP_FEATURE_AMO64: u64 = 1 << 3;
 /// `UCP_FEATURE_WAKEUP`.
 pub const UCP_FEATURE_WAKEUP: u64 = 1 << 4;
 
+/// `UCP_FEATURE_AM`.
+pub const UCP_FEATURE_AM: u64 = 1 << 6;
+
+/// `UCP_AM_HANDLER_PARAM_FIELD_ID`.
+pub const UCP_AM_HANDLER_PARAM_FIELD_ID: u64 = 1 << 0;
+/// `UCP_AM_HANDLER_PARAM_FIELD_FLAGS`.
+pub const UCP_AM_HANDLER_PARAM_FIELD_FLAGS: u64 = 1 << 1;
+/// `UCP_AM_HANDLER_PARAM_FIELD_CB`.
+pub const UCP_AM_HANDLER_PARAM_FIELD_CB: u64 = 1 << 2;
+/// `UCP_AM_HANDLER_PARAM_FIELD_ARG`.
+pub const UCP_AM_HANDLER_PARAM_FIELD_ARG: u64 = 1 << 3;
+/// `UCP_AM_FLAG_WHOLE_MSG`: the callback sees each message whole, not in fragments.
+pub const UCP_AM_FLAG_WHOLE_MSG: u32 = 1 << 0;
+/// `UCP_AM_SEND_FLAG_EAGER`: eager protocol only (the data arrives inside the callback).
+pub const UCP_AM_SEND_FLAG_EAGER: u32 = 1 << 1;
+/// `UCP_AM_RECV_ATTR_FLAG_RNDV`: the callback got a rendezvous descriptor, not data.
+pub const UCP_AM_RECV_ATTR_FLAG_RNDV: u64 = 1 << 17;
+
+/// `ucp_am_recv_callback_t`.
+pub type ucp_am_recv_callback_t = unsafe extern "C" fn(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    data: *mut c_void,
+    length: usize,
+    param: *const ucp_am_recv_param_t,
+) -> ucs_status_t;
+
+/// `ucp_am_handler_param_t`.
+#[repr(C)]
+pub struct ucp_am_handler_param_t {
+    /// Which fields are set.
+    pub field_mask: u64,
+    /// Active message id.
+    pub id: c_uint,
+    /// `UCP_AM_FLAG_*`.
+    pub flags: u32,
+    /// The callback.
+    pub cb: Option<ucp_am_recv_callback_t>,
+    /// Its first argument.
+    pub arg: *mut c_void,
+}
+
+/// `ucp_am_recv_param_t`.
+#[repr(C)]
+pub struct ucp_am_recv_param_t {
+    /// `UCP_AM_RECV_ATTR_*` bits.
+    pub recv_attr: u64,
+    /// Unused here.
+    pub reply_ep: ucp_ep_h,
+}
+
 /// `UCP_WORKER_PARAM_FIELD_THREAD_MODE`.
 pub const UCP_WORKER_PARAM_FIELD_THREAD_MODE: u64 = 1 << 0;
 /// `UCS_THREAD_MODE_MULTI`.
@@ -286,6 +338,8 @@ ucp_functions! {
     ucp_put_nbx: fn(ucp_ep_h, *const c_void, usize, u64, ucp_rkey_h, *const ucp_request_param_t) -> *mut c_void;
     ucp_get_nbx: fn(ucp_ep_h, *mut c_void, usize, u64, ucp_rkey_h, *const ucp_request_param_t) -> *mut c_void;
     ucp_atomic_op_nbx: fn(ucp_ep_h, ucp_atomic_op_t, *const c_void, usize, u64, ucp_rkey_h, *const ucp_request_param_t) -> *mut c_void;
+    ucp_worker_set_am_recv_handler: fn(ucp_worker_h, *const ucp_am_handler_param_t) -> ucs_status_t;
+    ucp_am_send_nbx: fn(ucp_ep_h, c_uint, *const c_void, usize, *const c_void, usize, *const ucp_request_param_t) -> *mut c_void;
     ucp_request_check_status: fn(*mut c_void) -> ucs_status_t;
     ucp_request_free: fn(*mut c_void);
     ucs_status_string: fn(ucs_status_t) -> *const c_char;
@@ -355,6 +409,10 @@ mod tests {
         assert_eq!(offset_of!(ucp_request_param_t, memory_type), 48);
         assert_eq!(offset_of!(ucp_request_param_t, memh), 64);
         assert_eq!(dt_contig(4), 32);
+        assert_eq!(size_of::<ucp_am_handler_param_t>(), 32);
+        assert_eq!(offset_of!(ucp_am_handler_param_t, flags), 12);
+        assert_eq!(offset_of!(ucp_am_handler_param_t, arg), 24);
+        assert_eq!(size_of::<ucp_am_recv_param_t>(), 16);
     }
 
     #[test]

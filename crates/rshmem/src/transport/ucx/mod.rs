@@ -27,6 +27,7 @@
 //! sleep slice ends, which this transport shortens to 1 ms ([`notify::set_sleep_slice`]).
 
 pub mod ffi;
+pub mod staged;
 
 use super::notify;
 use super::{AmoOp, Transport};
@@ -53,20 +54,20 @@ struct Region {
 }
 
 /// State shared with the progress thread.
-struct Worker {
-    ucp: Ucp,
+pub(crate) struct Worker {
+    pub(crate) ucp: Ucp,
     context: ffi::ucp_context_h,
-    worker: ffi::ucp_worker_h,
+    pub(crate) worker: ffi::ucp_worker_h,
     efd: Option<c_int>,
-    my_pe: usize,
+    pub(crate) my_pe: usize,
     my_base: usize,
-    stop: AtomicBool,
+    pub(crate) stop: AtomicBool,
     /// Application threads now driving the worker while they wait for a request.
-    app_waiting: AtomicUsize,
+    pub(crate) app_waiting: AtomicUsize,
 }
 
 /// Decrements the waiting count when a wait ends (also by a panic).
-struct AppWaitEnd<'a>(&'a AtomicUsize);
+pub(crate) struct AppWaitEnd<'a>(pub(crate) &'a AtomicUsize);
 
 impl Drop for AppWaitEnd<'_> {
     fn drop(&mut self) {
@@ -82,7 +83,7 @@ unsafe impl Sync for Worker {}
 
 impl Worker {
     /// One round of progress; wakes this PE's waiters when something was delivered.
-    fn progress(&self) -> u32 {
+    pub(crate) fn progress(&self) -> u32 {
         // SAFETY: the worker is live until `Drop` for UcxTransport, which joins the
         // progress thread first.
         let n = unsafe { (self.ucp.ucp_worker_progress)(self.worker) };
@@ -92,8 +93,9 @@ impl Worker {
         n
     }
 
-    /// The progress thread's loop: drain events, arm, sleep on the event descriptor.
-    fn run(&self) {
+    /// The progress thread's loop: drain events (and whatever `extra` finds to do after
+    /// them: the staged protocol's requests), arm, sleep on the event descriptor.
+    pub(crate) fn run(&self, extra: &dyn Fn() -> u32) {
         let slice = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
         let mut last_event = std::time::Instant::now();
         while !self.stop.load(Ordering::Acquire) {
@@ -103,7 +105,7 @@ impl Worker {
                 std::thread::sleep(Duration::from_micros(100));
                 continue;
             }
-            if self.progress() > 0 {
+            if self.progress() + extra() > 0 {
                 last_event = std::time::Instant::now();
                 continue;
             }
@@ -131,7 +133,7 @@ impl Worker {
     }
 
     /// Waits for what a `*_nbx` call started; `what` names it in the failure message.
-    fn wait(&self, started: *mut c_void, what: impl Fn() -> String) {
+    pub(crate) fn wait(&self, started: *mut c_void, what: impl Fn() -> String) {
         match classify(started) {
             Started::Done => {}
             Started::Failed(st) => self.fail(st, what),
@@ -155,11 +157,50 @@ impl Worker {
         }
     }
 
-    fn fail(&self, st: ffi::ucs_status_t, what: impl Fn() -> String) -> ! {
+    /// Closes every non-null endpoint of `eps`: waiting for each peer's acknowledgement,
+    /// or (`force`, for a failed job whose peers may be gone) with a bounded wait.
+    pub(crate) fn close_endpoints(&self, eps: &[ffi::ucp_ep_h], force: bool) {
+        let mut param = ffi::ucp_request_param_t::empty();
+        if force {
+            param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_FLAGS;
+            param.flags = ffi::UCP_EP_CLOSE_FLAG_FORCE;
+        }
+        for (pe, &ep) in eps.iter().enumerate().filter(|(_, e)| !e.is_null()) {
+            // SAFETY: a live endpoint, closed once (callers close each list once).
+            let started = unsafe { (self.ucp.ucp_ep_close_nbx)(ep, &param) };
+            if !force {
+                self.wait(started, || format!("close of the endpoint to PE {pe}"));
+            } else if let Started::Request(req) = classify(started) {
+                for _ in 0..100_000 {
+                    // SAFETY: a live request, released below.
+                    if unsafe { (self.ucp.ucp_request_check_status)(req) } != ffi::UCS_INPROGRESS {
+                        break;
+                    }
+                    self.progress();
+                }
+                // SAFETY: released once.
+                unsafe { (self.ucp.ucp_request_free)(req) };
+            }
+        }
+    }
+
+    /// Destroys the worker, then the context.
+    ///
+    /// # Safety
+    /// Called once, when no thread uses the worker any more and its endpoints are closed.
+    pub(crate) unsafe fn destroy(&self) {
+        // SAFETY: the caller's promise above.
+        unsafe {
+            (self.ucp.ucp_worker_destroy)(self.worker);
+            (self.ucp.ucp_cleanup)(self.context);
+        }
+    }
+
+    pub(crate) fn fail(&self, st: ffi::ucs_status_t, what: impl Fn() -> String) -> ! {
         panic!("rshmem: PE {}: UCX {} failed: {}", self.my_pe, what(), self.ucp.status_text(st))
     }
 
-    fn check(&self, call: &'static str, st: ffi::ucs_status_t) -> Result<()> {
+    pub(crate) fn check(&self, call: &'static str, st: ffi::ucs_status_t) -> Result<()> {
         if st == ffi::UCS_OK {
             Ok(())
         } else {
@@ -203,39 +244,10 @@ impl UcxTransport {
     /// connects to the PEs in `serve` (the others get no endpoint). `my_base` is this PE's
     /// heap base. Registers no memory yet: see [`SegmentHook`].
     pub fn new(boot: &mut dyn Bootstrap, my_base: usize, serve: &[bool]) -> Result<UcxTransport> {
-        let (my_pe, n_pes) = (boot.rank(), boot.size());
-        // Every PE joins the exchanges below even when its own set-up failed, so that the
-        // others learn of it instead of waiting.
-        let opened = Self::open(my_pe, my_base);
-        let mut mine = Vec::new();
-        match &opened {
-            Ok((w, addr)) => {
-                mine.push(1u8);
-                mine.extend_from_slice(&(my_base as u64).to_le_bytes());
-                mine.extend_from_slice(addr);
-                let _ = w;
-            }
-            Err(_) => mine.push(0),
-        }
-        let all = boot.allgather(&mine)?;
-        let (w, _) = opened?;
-        if let Some(pe) = all.iter().position(|b| b.first() != Some(&1)) {
-            return Err(Error::Transport { call: "init", detail: format!("UCX set-up failed on PE {pe}"), pe: my_pe });
-        }
-        let peer_bases = all.iter().map(|b| u64::from_le_bytes(b[1..9].try_into().expect("8 bytes"))).collect();
-        let mut eps = vec![std::ptr::null_mut(); n_pes];
-        for (pe, blob) in all.iter().enumerate() {
-            if !serve[pe] {
-                continue;
-            }
-            let mut params: ffi::ucp_ep_params_t = zeroed();
-            params.field_mask = ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-            params.address = blob[9..].as_ptr().cast();
-            // SAFETY: live worker; `params` points at the peer's address blob, which UCX
-            // copies what it needs from before returning.
-            let st = unsafe { (w.ucp.ucp_ep_create)(w.worker, &params, &mut eps[pe]) };
-            w.check("init: ucp_ep_create", st)?;
-        }
+        let features = ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO32 | ffi::UCP_FEATURE_AMO64;
+        let (w, eps, peer_bases) = connect(boot, my_base, serve, features, |_| Ok(()))?;
+        let n_pes = eps.len();
+        let my_pe = w.my_pe;
         let w = Arc::new(w);
         let t = UcxTransport {
             w: w.clone(),
@@ -248,66 +260,115 @@ impl UcxTransport {
         };
         let handle = std::thread::Builder::new()
             .name(format!("rshmem-ucx-progress-pe{my_pe}"))
-            .spawn(move || w.run())
+            .spawn(move || w.run(&|| 0))
             .map_err(|e| Error::os("start the UCX progress thread", e))?;
         *t.progress.lock().expect("progress lock") = Some(handle);
         notify::set_sleep_slice(Duration::from_millis(1));
         tracing::debug!(pe = my_pe, "UCX transport up");
         Ok(t)
     }
+}
 
-    /// Loads libucp, creates the context and worker; returns them and the worker address.
-    fn open(my_pe: usize, my_base: usize) -> Result<(Worker, Vec<u8>)> {
-        let ucp = Ucp::load().map_err(|e| Error::Unsupported {
-            call: "init",
-            detail: format!("RSHMEM_TRANSPORT=ucx (or a remote peer) needs UCX, but {e}; install UCX (Debian: libucx0)"),
-        })?;
-        let mut config: *mut ffi::ucp_config_t = std::ptr::null_mut();
-        // SAFETY: reads UCX_* variables into a config that we release below.
-        let st = unsafe { (ucp.ucp_config_read)(std::ptr::null(), std::ptr::null(), &mut config) };
-        let err = |call: &'static str, st| Error::Transport { call, detail: ucp.status_text(st), pe: my_pe };
-        if st != ffi::UCS_OK {
-            return Err(err("init: ucp_config_read", st));
+/// Collective: opens UCX with `features` (plus wakeup), lets `before_exchange` set the
+/// worker up (active message handlers must be in place before any peer can send), then
+/// exchanges worker addresses and heap bases with every PE and connects to the PEs in
+/// `serve`. Returns the worker, the endpoints (null for PEs not served) and every PE's
+/// heap base in its own process.
+pub(crate) fn connect(
+    boot: &mut dyn Bootstrap,
+    my_base: usize,
+    serve: &[bool],
+    features: u64,
+    before_exchange: impl FnOnce(&Worker) -> Result<()>,
+) -> Result<(Worker, Vec<ffi::ucp_ep_h>, Vec<u64>)> {
+    let (my_pe, n_pes) = (boot.rank(), boot.size());
+    // Every PE joins the exchanges below even when its own set-up failed, so that the
+    // others learn of it instead of waiting.
+    let opened = open(my_pe, my_base, features).and_then(|(w, addr)| before_exchange(&w).map(|_| (w, addr)));
+    let mut mine = Vec::new();
+    match &opened {
+        Ok((_, addr)) => {
+            mine.push(1u8);
+            mine.extend_from_slice(&(my_base as u64).to_le_bytes());
+            mine.extend_from_slice(addr);
         }
-        let mut params: ffi::ucp_params_t = zeroed();
-        params.field_mask = ffi::UCP_PARAM_FIELD_FEATURES | ffi::UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-        params.features = ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO32 | ffi::UCP_FEATURE_AMO64 | ffi::UCP_FEATURE_WAKEUP;
-        params.mt_workers_shared = 1;
-        let mut context: ffi::ucp_context_h = std::ptr::null_mut();
-        // SAFETY: valid params and config; the API version is the one the structs mirror.
-        let st = unsafe { (ucp.ucp_init_version)(1, 13, &params, config, &mut context) };
-        // SAFETY: the config came from ucp_config_read and is released once.
-        unsafe { (ucp.ucp_config_release)(config) };
-        if st != ffi::UCS_OK {
-            return Err(err("init: ucp_init", st));
-        }
-        let mut wparams: ffi::ucp_worker_params_t = zeroed();
-        wparams.field_mask = ffi::UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-        wparams.thread_mode = ffi::UCS_THREAD_MODE_MULTI;
-        let mut worker: ffi::ucp_worker_h = std::ptr::null_mut();
-        // SAFETY: live context, valid params.
-        let st = unsafe { (ucp.ucp_worker_create)(context, &wparams, &mut worker) };
-        if st != ffi::UCS_OK {
-            // SAFETY: the context is live and has no workers.
-            unsafe { (ucp.ucp_cleanup)(context) };
-            return Err(err("init: ucp_worker_create", st));
-        }
-        let mut fd: c_int = -1;
-        // SAFETY: live worker created with the wakeup feature.
-        let efd = (unsafe { (ucp.ucp_worker_get_efd)(worker, &mut fd) } == ffi::UCS_OK).then_some(fd);
-        let mut addr: *mut ffi::ucp_address_t = std::ptr::null_mut();
-        let mut len = 0usize;
-        // SAFETY: live worker; the address is copied, then released.
-        let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
-        let w = Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0) };
-        w.check("init: ucp_worker_get_address", st)?;
-        // SAFETY: UCX returned `len` readable bytes at `addr`.
-        let blob = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();
-        // SAFETY: released once, with the worker that gave it.
-        unsafe { (w.ucp.ucp_worker_release_address)(worker, addr) };
-        Ok((w, blob))
+        Err(_) => mine.push(0),
     }
+    let all = boot.allgather(&mine)?;
+    let (w, _) = opened?;
+    if let Some(pe) = all.iter().position(|b| b.first() != Some(&1)) {
+        return Err(Error::Transport { call: "init", detail: format!("UCX set-up failed on PE {pe}"), pe: my_pe });
+    }
+    let peer_bases = all.iter().map(|b| u64::from_le_bytes(b[1..9].try_into().expect("8 bytes"))).collect();
+    let mut eps = vec![std::ptr::null_mut(); n_pes];
+    for (pe, blob) in all.iter().enumerate() {
+        if !serve[pe] {
+            continue;
+        }
+        let mut params: ffi::ucp_ep_params_t = zeroed();
+        params.field_mask = ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        params.address = blob[9..].as_ptr().cast();
+        // SAFETY: live worker; `params` points at the peer's address blob, which UCX
+        // copies what it needs from before returning.
+        let st = unsafe { (w.ucp.ucp_ep_create)(w.worker, &params, &mut eps[pe]) };
+        w.check("init: ucp_ep_create", st)?;
+    }
+    Ok((w, eps, peer_bases))
+}
 
+/// Loads libucp, creates the context and worker; returns them and the worker address.
+fn open(my_pe: usize, my_base: usize, features: u64) -> Result<(Worker, Vec<u8>)> {
+    let ucp = Ucp::load().map_err(|e| Error::Unsupported {
+        call: "init",
+        detail: format!("RSHMEM_TRANSPORT=ucx (or a remote peer) needs UCX, but {e}; install UCX (Debian: libucx0)"),
+    })?;
+    let mut config: *mut ffi::ucp_config_t = std::ptr::null_mut();
+    // SAFETY: reads UCX_* variables into a config that we release below.
+    let st = unsafe { (ucp.ucp_config_read)(std::ptr::null(), std::ptr::null(), &mut config) };
+    let err = |call: &'static str, st| Error::Transport { call, detail: ucp.status_text(st), pe: my_pe };
+    if st != ffi::UCS_OK {
+        return Err(err("init: ucp_config_read", st));
+    }
+    let mut params: ffi::ucp_params_t = zeroed();
+    params.field_mask = ffi::UCP_PARAM_FIELD_FEATURES | ffi::UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = features | ffi::UCP_FEATURE_WAKEUP;
+    params.mt_workers_shared = 1;
+    let mut context: ffi::ucp_context_h = std::ptr::null_mut();
+    // SAFETY: valid params and config; the API version is the one the structs mirror.
+    let st = unsafe { (ucp.ucp_init_version)(1, 13, &params, config, &mut context) };
+    // SAFETY: the config came from ucp_config_read and is released once.
+    unsafe { (ucp.ucp_config_release)(config) };
+    if st != ffi::UCS_OK {
+        return Err(err("init: ucp_init", st));
+    }
+    let mut wparams: ffi::ucp_worker_params_t = zeroed();
+    wparams.field_mask = ffi::UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wparams.thread_mode = ffi::UCS_THREAD_MODE_MULTI;
+    let mut worker: ffi::ucp_worker_h = std::ptr::null_mut();
+    // SAFETY: live context, valid params.
+    let st = unsafe { (ucp.ucp_worker_create)(context, &wparams, &mut worker) };
+    if st != ffi::UCS_OK {
+        // SAFETY: the context is live and has no workers.
+        unsafe { (ucp.ucp_cleanup)(context) };
+        return Err(err("init: ucp_worker_create", st));
+    }
+    let mut fd: c_int = -1;
+    // SAFETY: live worker created with the wakeup feature.
+    let efd = (unsafe { (ucp.ucp_worker_get_efd)(worker, &mut fd) } == ffi::UCS_OK).then_some(fd);
+    let mut addr: *mut ffi::ucp_address_t = std::ptr::null_mut();
+    let mut len = 0usize;
+    // SAFETY: live worker; the address is copied, then released.
+    let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
+    let w = Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0) };
+    w.check("init: ucp_worker_get_address", st)?;
+    // SAFETY: UCX returned `len` readable bytes at `addr`.
+    let blob = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();
+    // SAFETY: released once, with the worker that gave it.
+    unsafe { (w.ucp.ucp_worker_release_address)(worker, addr) };
+    Ok((w, blob))
+}
+
+impl UcxTransport {
     /// The endpoint, remote address and rkey for `len` bytes at `offset` of `pe`'s heap,
     /// split at region boundaries: calls `f(ep, raddr, rkey, start, n)` per piece.
     fn pieces(&self, pe: usize, offset: usize, len: usize, mut f: impl FnMut(ffi::ucp_ep_h, u64, ffi::ucp_rkey_h, usize, usize)) {
@@ -391,19 +452,12 @@ impl UcxTransport {
             return Ok(());
         }
         self.quiet(None);
-        let param = ffi::ucp_request_param_t::empty();
-        for (pe, &ep) in self.eps.iter().enumerate() {
-            if !ep.is_null() {
-                // SAFETY: live endpoint, closed once (the `closed` flag above).
-                let started = unsafe { (self.w.ucp.ucp_ep_close_nbx)(ep, &param) };
-                self.w.wait(started, || format!("close of the endpoint to PE {pe}"));
-            }
-        }
+        self.w.close_endpoints(&self.eps, false);
         boot.barrier()
     }
 }
 
-fn zeroed<T>() -> T {
+pub(crate) fn zeroed<T>() -> T {
     // SAFETY: only used for the ffi parameter structs, whose fields are integers and raw
     // pointers (valid when zero).
     unsafe { std::mem::zeroed() }
@@ -588,30 +642,10 @@ impl Drop for UcxTransport {
         if !self.closed.swap(true, Ordering::SeqCst) {
             // Not finalized (a failed init or a panic): close the endpoints without
             // waiting for peers that may be gone.
-            let mut param = ffi::ucp_request_param_t::empty();
-            param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_FLAGS;
-            param.flags = ffi::UCP_EP_CLOSE_FLAG_FORCE;
-            for &ep in self.eps.iter().filter(|e| !e.is_null()) {
-                // SAFETY: live endpoint, closed once.
-                let started = unsafe { (w.ucp.ucp_ep_close_nbx)(ep, &param) };
-                if let Started::Request(req) = classify(started) {
-                    // SAFETY: a live request, waited for (bounded) then released.
-                    for _ in 0..100_000 {
-                        if unsafe { (w.ucp.ucp_request_check_status)(req) } != ffi::UCS_INPROGRESS {
-                            break;
-                        }
-                        w.progress();
-                    }
-                    // SAFETY: released once.
-                    unsafe { (w.ucp.ucp_request_free)(req) };
-                }
-            }
+            w.close_endpoints(&self.eps, true);
         }
         // SAFETY: no thread uses the worker any more (progress thread joined, endpoints
-        // closed); destroyed once, then its context.
-        unsafe {
-            (w.ucp.ucp_worker_destroy)(w.worker);
-            (w.ucp.ucp_cleanup)(w.context);
-        }
+        // closed).
+        unsafe { w.destroy() };
     }
 }

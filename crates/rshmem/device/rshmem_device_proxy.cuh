@@ -1,0 +1,159 @@
+// rshmem device API, the proxy path: operations on peers this GPU cannot address (no
+// mapping, or RSHMEM_TRANSPORT=ucx) become requests in a ring in pinned host memory that a
+// host thread of this PE (src/gpu/proxy.rs) carries out over the PE's transport (UCX,
+// staged through host memory) in ring order.
+//
+// Protocol (the Rust side mirrors these structs; keep them in step):
+// * A thread claims ticket t with an atomic add on `proxy_head` (device memory); slot
+//   t % slots is its own once the slot's `released` word reads t / slots (each use of a
+//   slot ends by storing the next round there).
+// * It writes the request, makes it visible (__threadfence_system), then stores t + 1
+//   into `ready`. The proxy takes tickets strictly in order, so requests from this PE take
+//   effect in issue order (which is what fence asks for).
+// * Requests that return something (g, blocking get, fetching atomics, blocking puts
+//   from device memory) carry RSHMEMI_PX_WAIT: the proxy stores the value and then t + 1
+//   into the slot's `ticket` word; the issuing thread reads it and releases the slot.
+//   Others the proxy releases itself once it has read the request.
+// * quiet: wait until the proxy's `completed` count (pinned host memory, written after
+//   the transport's own quiet) reaches the tickets claimed so far.
+// * Every wait polls through rshmemi_waiter (RSHMEM_DEVICE_WAIT_TIMEOUT) and checks the
+//   proxy's status word, so a dead or refusing proxy traps with a message instead of a hang.
+//
+// Included by rshmem_device.cuh after its addressing helpers; not meant on its own.
+#ifndef RSHMEM_DEVICE_PROXY_CUH
+#define RSHMEM_DEVICE_PROXY_CUH
+
+#define RSHMEMI_PX_PUT 1u
+#define RSHMEMI_PX_GET 2u
+#define RSHMEMI_PX_AMO 3u
+#define RSHMEMI_PX_WAIT 1u
+#define RSHMEMI_PX_INLINE 64u
+
+// Atomic operation codes (as `AmoOp` on the host).
+#define RSHMEMI_AMO_FETCH 0u
+#define RSHMEMI_AMO_SET 1u
+#define RSHMEMI_AMO_SWAP 2u
+#define RSHMEMI_AMO_CSWAP 3u
+#define RSHMEMI_AMO_ADD 4u
+#define RSHMEMI_AMO_AND 5u
+#define RSHMEMI_AMO_OR 6u
+#define RSHMEMI_AMO_XOR 7u
+
+// One request: 128 bytes. Must match `gpu::proxy::Slot`.
+struct rshmemi_proxy_slot {
+    rshmem_u64 ready;    // ticket + 1, stored last
+    unsigned kind;       // RSHMEMI_PX_*
+    int pe;              // target PE
+    rshmem_u64 offset;   // byte offset from the symmetric heap base
+    rshmem_u64 len;      // bytes
+    rshmem_u64 local;    // device address: put source / get destination (0: inline)
+    rshmem_u64 operand;
+    rshmem_u64 compare;
+    unsigned amo;        // RSHMEMI_AMO_*
+    unsigned flags;      // RSHMEMI_PX_WAIT
+    rshmem_u64 data[8];  // inline payload (puts of up to 64 bytes)
+};
+
+// A slot's completion words: 32 bytes. Must match `gpu::proxy::Done`.
+struct rshmemi_proxy_done {
+    rshmem_u64 ticket;    // ticket + 1 once a waited-for request is complete
+    rshmem_u64 value;     // its result (g, atomics)
+    rshmem_u64 released;  // round in which the slot may next be claimed
+    rshmem_u64 pad;
+};
+
+// Whether operations on `pe` go through the proxy.
+__device__ __forceinline__ bool rshmemi_proxied(int pe) {
+    return rshmem_state.proxy_ring != 0 && ((const unsigned char*)rshmem_state.proxy_peers)[pe] != 0;
+}
+
+__device__ __forceinline__ void rshmemi_proxy_poll(rshmemi_waiter& w, const char* call, const volatile void* addr) {
+    if ((w.polls & 255u) == 0 && ((const volatile rshmem_u64*)rshmem_state.proxy_control)[1] != 1)
+        rshmemi_fail(call, "the host proxy thread of this PE is gone or refused a request (see its stderr)", rshmem_state.my_pe, (rshmem_u64)addr, 0);
+    w.tick(call, (const void*)addr);
+}
+
+// Issues one request; returns the result when `wait`, else 0.
+__device__ __noinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, unsigned kind, int pe, const void* sym, rshmem_u64 len,
+                                                      const void* local, const void* inl, unsigned amo, rshmem_u64 operand,
+                                                      rshmem_u64 compare, bool wait) {
+    rshmem_u64 ticket = atomicAdd((rshmem_u64*)rshmem_state.proxy_head, 1ull);
+    rshmem_u64 slots = rshmem_state.proxy_slots;
+    rshmem_u64 round = ticket / slots;
+    volatile rshmemi_proxy_slot* s = (volatile rshmemi_proxy_slot*)rshmem_state.proxy_ring + (ticket & (slots - 1));
+    volatile rshmemi_proxy_done* d = (volatile rshmemi_proxy_done*)rshmem_state.proxy_done + (ticket & (slots - 1));
+    {
+        rshmemi_waiter w;
+        while (d->released != round) rshmemi_proxy_poll(w, call, &d->released);
+    }
+    s->kind = kind;
+    s->pe = pe;
+    s->offset = (rshmem_u64)sym - rshmem_state.heap_base;
+    s->len = len;
+    s->local = (rshmem_u64)local;
+    s->operand = operand;
+    s->compare = compare;
+    s->amo = amo;
+    s->flags = wait ? RSHMEMI_PX_WAIT : 0u;
+    if (inl) {
+        rshmem_u64 words[8];
+        unsigned char* b = (unsigned char*)words;
+        const unsigned char* src = (const unsigned char*)inl;
+        for (rshmem_u64 i = 0; i < len; i++) b[i] = src[i];
+        for (rshmem_u64 i = 0; i < (len + 7) / 8; i++) s->data[i] = words[i];
+    }
+    __threadfence_system();
+    s->ready = ticket + 1;
+    __threadfence_system();
+    if (!wait) return 0;
+    rshmemi_waiter w;
+    while (d->ticket != ticket + 1) rshmemi_proxy_poll(w, call, &d->ticket);
+    rshmem_u64 v = d->value;
+    __threadfence_system();
+    d->released = round + 1;
+    return v;
+}
+
+// Put of `n` bytes: inline when small (the source is free again at once), else from
+// device memory (`src` must be global memory; a blocking put waits until the proxy has
+// copied it out).
+__device__ __forceinline__ void rshmemi_proxy_put(const char* call, void* dst, const void* src, rshmem_size_t n, int pe, bool blocking) {
+    if (n == 0) return;
+    if (n <= RSHMEMI_PX_INLINE) rshmemi_proxy_issue(call, RSHMEMI_PX_PUT, pe, dst, n, 0, src, 0, 0, 0, false);
+    else rshmemi_proxy_issue(call, RSHMEMI_PX_PUT, pe, dst, n, src, 0, 0, 0, 0, blocking);
+}
+
+// Get of `n` bytes into device memory `dst` (a blocking get waits for the data).
+__device__ __forceinline__ void rshmemi_proxy_get(const char* call, void* dst, const void* src, rshmem_size_t n, int pe, bool blocking) {
+    if (n == 0) return;
+    rshmemi_proxy_issue(call, RSHMEMI_PX_GET, pe, src, n, dst, 0, 0, 0, 0, blocking);
+}
+
+// A word of up to 8 bytes from `pe` (the value comes back in the completion word).
+__device__ __forceinline__ rshmem_u64 rshmemi_proxy_g(const char* call, const void* src, rshmem_size_t n, int pe) {
+    return rshmemi_proxy_issue(call, RSHMEMI_PX_GET, pe, src, n, 0, 0, 0, 0, 0, true);
+}
+
+// An atomic of width `n` (4 or 8); returns the old value when `fetch`.
+__device__ __forceinline__ rshmem_u64 rshmemi_proxy_amo(const char* call, const void* a, rshmem_size_t n, int pe, unsigned op,
+                                                       rshmem_u64 operand, rshmem_u64 compare, bool fetch) {
+    return rshmemi_proxy_issue(call, RSHMEMI_PX_AMO, pe, a, n, 0, 0, op, operand, compare, fetch);
+}
+
+// Completes every proxy request issued so far by this PE.
+__device__ __forceinline__ void rshmemi_proxy_quiet(const char* call) {
+    if (rshmem_state.proxy_ring == 0) return;
+    rshmem_u64 issued = atomicAdd((rshmem_u64*)rshmem_state.proxy_head, 0ull);
+    const volatile rshmem_u64* completed = (const volatile rshmem_u64*)rshmem_state.proxy_control;
+    rshmemi_waiter w;
+    while (*completed < issued) rshmemi_proxy_poll(w, call, completed);
+    __threadfence_system();
+}
+
+// Adds `v` to the u64 at symmetric address `a` on `pe` (no result): the barrier's step.
+__device__ __forceinline__ void rshmemi_add_u64(rshmem_u64* a, rshmem_u64 v, int pe, const char* call) {
+    if (rshmemi_proxied(pe)) rshmemi_proxy_amo(call, a, 8, pe, RSHMEMI_AMO_ADD, v, 0, false);
+    else atomicAdd_system((rshmem_u64*)rshmemi_remote(a, pe), v);
+}
+
+#endif  // RSHMEM_DEVICE_PROXY_CUH
