@@ -61,6 +61,19 @@ struct rshmem_device_state {
     rshmem_u64 proxy_head;     // u64 in device memory: requests issued
     rshmem_u64 proxy_peers;    // u8[n_pes] in device memory: 1 for PEs reached through the proxy
     rshmem_u64 proxy_slots;    // ring slots (a power of two)
+    // Collectives' synchronization sets (rshmem_device_coll.cuh), for team slots < coll_teams:
+    rshmem_u64 coll_seq;       // u64[coll_teams]: device-numbered calls completed per team (this PE)
+    rshmem_u64 coll_done;      // u64[coll_teams][2][coll_sets]: last call this PE finished per set
+    rshmem_u64 coll_arrive;    // u64[coll_teams][2][coll_sets][n_pes]: flag-barrier arrivals
+    rshmem_u64 coll_gridbar;   // unsigned[coll_teams][2][coll_sets][4]: per-set grid barrier words
+    rshmem_u64 coll_data;      // [coll_teams][2][coll_sets][n_pes] slots of coll_slot_bytes
+    rshmem_u64 coll_slot_bytes;
+    rshmem_u64 coll_ll_max;    // auto protocol thresholds (payload bytes per pair of PEs)
+    rshmem_u64 coll_ll128_max;
+    int coll_teams;
+    int coll_sets;
+    int coll_proto;            // RSHMEM_GPU_COLL_PROTO: 0 auto, 1 simple, 2 ll, 3 ll128
+    int coll_pad;
 };
 
 // In constant memory: every thread reads it, nothing on the device writes it.

@@ -201,7 +201,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
                     user,
                     hosts.mapped.clone(),
                 )?;
-                let layout = gpu::state::DeviceSysLayout::new(sys.max_teams);
+                let layout = gpu::state::DeviceSysLayout::new(sys.max_teams, n_pes, crate::env::gpu_coll_settings()?.1);
                 let sys_base = heap.alloc(&mut *boot, "init", layout.size, 4096)? as u64;
                 let setup = gpu::GpuSetup {
                     my_pe,

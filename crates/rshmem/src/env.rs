@@ -72,6 +72,18 @@ pub const ENV_TABLE: &[EnvVar] = &[
         help: "seconds a device-side wait may spin before it traps with a message naming the call and PE (0: never)",
     },
     EnvVar {
+        name: "RSHMEM_GPU_COLL_PROTO",
+        default: "auto",
+        help: "protocol of GPU collectives (device scopes and on-stream): auto (by size: LL, LL128, simple; see coll::gpu_select), \
+               simple, ll or ll128; a message a forced LL protocol cannot carry uses simple",
+    },
+    EnvVar {
+        name: "RSHMEM_GPU_COLL_SETS",
+        default: "4",
+        help: "synchronization and scratch sets per team for GPU collectives (1-64): up to this many on-stream collectives \
+               may run on one team at once (each set costs 64 KiB per PE of device memory per numbering space, for the first 4 team slots)",
+    },
+    EnvVar {
         name: "RSHMEM_TRANSPORT",
         default: "auto",
         help: "auto (mapped peers through shared memory, unmapped ones through UCX), local, or ucx (UCX for every pair of distinct PEs; UCX_TLS picks UCX's transports)",
@@ -119,6 +131,10 @@ pub struct Config {
     pub device_wait_timeout: u64,
     /// `RSHMEM_TRANSPORT`: auto, local or ucx.
     pub transport: String,
+    /// `RSHMEM_GPU_COLL_PROTO`: the forced GPU collective protocol (Auto: none).
+    pub gpu_coll_proto: crate::coll::gpu_select::GpuProto,
+    /// `RSHMEM_GPU_COLL_SETS`: GPU collective synchronization sets per team.
+    pub gpu_coll_sets: usize,
     /// `RSHMEM_HOST`: the host this PE counts as on.
     pub host: String,
     /// `RSHMEM_UCX_PROTOCOL`: rma or am.
@@ -185,12 +201,15 @@ impl Config {
         }
         let device_debug = cfg!(debug_assertions) || number_var("RSHMEM_DEVICE_DEBUG")? != 0;
         let device_wait_timeout = number_var("RSHMEM_DEVICE_WAIT_TIMEOUT")?;
+        let (gpu_coll_proto, gpu_coll_sets) = gpu_coll_settings()?;
         let host = std::env::var("RSHMEM_HOST")
             .ok()
             .map(|h| h.trim().to_string())
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim().to_string());
         Ok(Config {
+            gpu_coll_proto,
+            gpu_coll_sets,
             transport,
             host,
             ucx_protocol,
@@ -206,6 +225,22 @@ impl Config {
             coll_check,
         })
     }
+}
+
+/// `RSHMEM_GPU_COLL_PROTO` and `RSHMEM_GPU_COLL_SETS`, checked (the GPU layer reads them
+/// when it lays out the device runtime area).
+pub fn gpu_coll_settings() -> Result<(crate::coll::gpu_select::GpuProto, usize)> {
+    let proto = crate::coll::gpu_select::GpuProto::parse(&raw("RSHMEM_GPU_COLL_PROTO"))?;
+    let sets = number_var("RSHMEM_GPU_COLL_SETS")?;
+    if !(1..=64).contains(&sets) {
+        return Err(Error::InvalidArgument {
+            call: "init",
+            arg: "RSHMEM_GPU_COLL_SETS",
+            detail: format!("{sets} is not between 1 and 64"),
+            pe: 0,
+        });
+    }
+    Ok((proto, sets as usize))
 }
 
 fn default_of(name: &str) -> &'static str {

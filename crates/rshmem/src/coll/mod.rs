@@ -88,6 +88,7 @@ pub mod gather;
 pub mod gather_direct;
 pub mod gather_hier;
 pub mod gather_ring;
+pub mod gpu_select;
 pub(crate) mod hosts;
 pub mod reduce;
 pub mod reduce_hier;

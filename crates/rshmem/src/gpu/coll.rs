@@ -2,14 +2,25 @@
 //! collective (every block of the grid works on it; see `device/rshmem_device_coll.cuh`),
 //! ordered with the stream's other work and capturable in a CUDA graph. Reductions add
 //! contributions in team-rank order, so every PE gets bit-identical results.
+//!
+//! Each call gets its number on the team at enqueue time (a host counter per team slot),
+//! and the protocol from the decision tree (`coll::gpu_select`), both passed to the kernel.
+//! So calls on one team need no barrier between them, and calls on different streams may
+//! run at the same time (up to `RSHMEM_GPU_COLL_SETS` of them), as long as every PE
+//! enqueues the team's collectives in the same order. Calls captured into a CUDA graph
+//! instead take their number from the team's device counter when they run (as device-scope
+//! calls do), so every replay is a new call: replay a graph on every PE the same number
+//! of times, and do not let a replay overlap other collectives on the same team.
 
 use super::cuda::Stream;
 use super::KernelArg as A;
+use crate::coll::gpu_select::{self, GpuProto, GpuScope};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::sym::Sym;
 use crate::team::Team;
 use crate::types::{ReduceOp, SymType};
+use std::sync::atomic::Ordering;
 
 /// Element types the device reductions take (the code is the kernels' type tag).
 pub trait DeviceReduceType: SymType {
@@ -36,13 +47,48 @@ fn op_code(op: ReduceOp) -> i32 {
     }
 }
 
+/// What an on-stream call needs after its checks.
+struct StreamCall {
+    slot: i32,
+    size: usize,
+}
+
 impl Ctx {
+    /// Forces the protocol of this PE's later on-stream collectives (`GpuProto::Auto`:
+    /// `RSHMEM_GPU_COLL_PROTO`, else the decision tree). Every PE of a team must make
+    /// the same choice before the team's next call. Device-scope calls take their
+    /// protocol as an argument (`RSHMEMX_PROTO_*`) or from `RSHMEM_GPU_COLL_PROTO`.
+    pub fn set_gpu_coll_proto(&self, proto: GpuProto) -> Result<()> {
+        let g = self.gpu().ok_or(Error::Unsupported { call: "set_gpu_coll_proto", detail: "GPU collectives need GPU PEs".into() })?;
+        g.coll_proto.store(proto.code(), Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The protocol an on-stream collective moving `bytes` per pair of PEs on `team`
+    /// uses now (what the decision tree and any forcing give).
+    pub fn gpu_coll_proto(&self, team: Team, bytes: usize) -> Result<GpuProto> {
+        const CALL: &str = "gpu_coll_proto";
+        let t = self.team_info(CALL, team)?;
+        let g = self.gpu().ok_or(Error::Unsupported { call: CALL, detail: "GPU collectives need GPU PEs".into() })?;
+        Ok(self.stream_proto(g, t.slot, t.size, bytes))
+    }
+
+    fn stream_proto(&self, g: &super::Gpu, slot: usize, size: usize, bytes: usize) -> GpuProto {
+        let mut forced = GpuProto::from_code(g.coll_proto.load(Ordering::Relaxed));
+        if forced == GpuProto::Auto {
+            // RSHMEM_GPU_COLL_PROTO, as the device state carries it.
+            forced = GpuProto::from_code(g.state.lock().expect("state").coll_proto);
+        }
+        let has_sets = slot < g.coll_host_seq.lock().expect("coll seq").len();
+        gpu_select::gpu_proto(bytes, size, has_sets, GpuScope::Warps, forced)
+    }
+
     fn stream_coll_check<T: SymType>(
         &self,
         call: &'static str,
         team: Team,
         arrays: &[(&Sym<T>, &'static str, usize)],
-    ) -> Result<(i32, usize)> {
+    ) -> Result<StreamCall> {
         let t = self.team_info(call, team)?;
         if self.gpu().is_none() {
             return Err(Error::Unsupported { call, detail: "on-stream collectives need GPU PEs".into() });
@@ -57,7 +103,39 @@ impl Ctx {
                 });
             }
         }
-        Ok((t.slot as i32, t.size))
+        Ok(StreamCall { slot: t.slot as i32, size: t.size })
+    }
+
+    /// Numbers the call, picks its protocol and launches `kernel` with `args` followed
+    /// by (proto, seq).
+    fn stream_launch(&self, kernel: &str, c: &StreamCall, bytes: usize, stream: &Stream, args: &[A]) -> Result<()> {
+        let g = self.gpu().expect("checked");
+        let slot = c.slot as usize;
+        let proto = self.stream_proto(g, slot, c.size, bytes);
+        // Teams without synchronization sets are numbered 0: the kernel then uses the team
+        // barrier. Calls captured into a graph are numbered 0 too: each replay then takes
+        // the team's device counter at run time (like a device-scope call), so replays
+        // never reuse a number; they must not overlap other collectives on the team.
+        let seq = if stream.is_capturing()? {
+            0
+        } else {
+            let mut seqs = g.coll_host_seq.lock().expect("coll seq");
+            match seqs.get_mut(slot) {
+                Some(s) => {
+                    *s += 1;
+                    *s
+                }
+                None => 0,
+            }
+        };
+        let blocks = gpu_select::stream_blocks(proto, bytes, super::COLL_THREADS, g.sm_count()?);
+        let mut all = args.to_vec();
+        all.push(A::I32(proto.code()));
+        all.push(A::U64(seq));
+        // Grid barriers (simple protocol, device numbering) need every block resident: a
+        // cooperative launch. LL and LL128 blocks work independently.
+        let cooperative = seq == 0 || proto == GpuProto::Simple;
+        g.launch_coll_builtin(kernel, stream, blocks, cooperative, &all)
     }
 
     /// Enqueues an all-reduce of `nelems` elements over `team` on `stream`: every member's
@@ -89,6 +167,7 @@ impl Ctx {
     }
 
     /// The engine of both: `kind` 0 is an all-reduce, 1 a reduce-scatter.
+    #[allow(clippy::too_many_arguments)]
     fn stream_reduce<T: DeviceReduceType>(
         &self,
         call: &'static str,
@@ -109,9 +188,9 @@ impl Ctx {
             });
         }
         let blocks = if kind == 0 { 1 } else { self.team_n_pes(team)? };
-        let (slot, _) = self.stream_coll_check(call, team, &[(dest, "dest", nelems), (source, "source", nelems * blocks)])?;
+        let c = self.stream_coll_check(call, team, &[(dest, "dest", nelems), (source, "source", nelems * blocks)])?;
         let args = [
-            A::I32(slot),
+            A::I32(c.slot),
             A::U64(dest.addr() as u64),
             A::U64(source.addr() as u64),
             A::U64(nelems as u64),
@@ -119,7 +198,7 @@ impl Ctx {
             A::I32(op_code(op)),
             A::I32(kind),
         ];
-        self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_reduce", stream, &args)
+        self.stream_launch("rshmemi_stream_reduce", &c, nelems * std::mem::size_of::<T>(), stream, &args)
     }
 
     /// Enqueues a broadcast of `nelems` elements from member `root`'s `source` into every
@@ -134,19 +213,17 @@ impl Ctx {
         stream: &Stream,
     ) -> Result<()> {
         const CALL: &str = "broadcast_on_stream";
-        let (slot, size) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems)])?;
-        if root >= size {
+        let c = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems), (source, "source", nelems)])?;
+        if root >= c.size {
             return Err(Error::PeOutOfRange {
                 call: CALL,
                 arg: "root",
                 pe: root as i64,
-                n_pes: size,
+                n_pes: c.size,
                 team: crate::error::TeamNote(Some(team.raw())),
             });
         }
-        let bytes = (nelems * std::mem::size_of::<T>()) as u64;
-        let args = [A::I32(slot), A::U64(dest.addr() as u64), A::U64(source.addr() as u64), A::U64(bytes), A::I32(root as i32)];
-        self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_broadcast", stream, &args)
+        self.stream_move(0, &c, dest, source, nelems, root, stream)
     }
 
     /// Enqueues an fcollect: every member's `dest` receives all members' `source`
@@ -154,10 +231,8 @@ impl Ctx {
     pub fn fcollect_on_stream<T: SymType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize, stream: &Stream) -> Result<()> {
         const CALL: &str = "fcollect_on_stream";
         let size = self.team_n_pes(team)?;
-        let (slot, _) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems * size), (source, "source", nelems)])?;
-        let bytes = (nelems * std::mem::size_of::<T>()) as u64;
-        let args = [A::I32(slot), A::U64(dest.addr() as u64), A::U64(source.addr() as u64), A::U64(bytes)];
-        self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_fcollect", stream, &args)
+        let c = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems * size), (source, "source", nelems)])?;
+        self.stream_move(1, &c, dest, source, nelems, 0, stream)
     }
 
     /// Enqueues an all-to-all: member `i`'s block `j` of `source` lands in member `j`'s
@@ -165,9 +240,31 @@ impl Ctx {
     pub fn alltoall_on_stream<T: SymType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize, stream: &Stream) -> Result<()> {
         const CALL: &str = "alltoall_on_stream";
         let size = self.team_n_pes(team)?;
-        let (slot, _) = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems * size), (source, "source", nelems * size)])?;
-        let bytes = (nelems * std::mem::size_of::<T>()) as u64;
-        let args = [A::I32(slot), A::U64(dest.addr() as u64), A::U64(source.addr() as u64), A::U64(bytes)];
-        self.gpu().expect("checked").launch_coll_builtin("rshmemi_stream_alltoall", stream, &args)
+        let c = self.stream_coll_check(CALL, team, &[(dest, "dest", nelems * size), (source, "source", nelems * size)])?;
+        self.stream_move(2, &c, dest, source, nelems, 0, stream)
+    }
+
+    /// Broadcast (0), fcollect (1) or all-to-all (2) of `nelems` per pair of PEs.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_move<T: SymType>(
+        &self,
+        kind: i32,
+        c: &StreamCall,
+        dest: &Sym<T>,
+        source: &Sym<T>,
+        nelems: usize,
+        root: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        let bytes = nelems * std::mem::size_of::<T>();
+        let args = [
+            A::I32(c.slot),
+            A::U64(dest.addr() as u64),
+            A::U64(source.addr() as u64),
+            A::U64(bytes as u64),
+            A::I32(kind),
+            A::I32(root as i32),
+        ];
+        self.stream_launch("rshmemi_stream_move", c, bytes, stream, &args)
     }
 }

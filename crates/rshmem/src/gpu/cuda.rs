@@ -538,6 +538,14 @@ impl Stream {
         )
     }
 
+    /// Whether the stream is capturing into a graph.
+    pub fn is_capturing(&self) -> Result<bool> {
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: the stream is live; the out pointer is a local.
+        check(unsafe { sys::cuStreamIsCapturing(self.raw, &mut status) }, "cuStreamIsCapturing", self.pe)?;
+        Ok(status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
     /// Ends a capture and instantiates the graph.
     pub fn end_capture(&self) -> Result<Graph> {
         let mut g = std::ptr::null_mut();

@@ -30,6 +30,9 @@ const BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_builtin.cu");
 /// Source of the on-stream collective kernels.
 const COLL_BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_coll_builtin.cu");
 
+/// Threads per block of the on-stream collective kernels.
+pub const COLL_THREADS: usize = 512;
+
 /// Which kind of PE to run as (`RSHMEM_DEVICE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceChoice {
@@ -173,6 +176,10 @@ pub struct Gpu {
     amo_stream: Stream,
     amo_lock: Mutex<()>,
     me: Weak<Gpu>,
+    /// Host numbering of on-stream collectives per team slot (see gpu/coll.rs).
+    pub(crate) coll_host_seq: Mutex<Vec<u64>>,
+    /// Protocol forced for on-stream collectives (`GpuProto::code`; 0: the decision tree).
+    pub(crate) coll_proto: std::sync::atomic::AtomicI32,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -205,7 +212,8 @@ impl Gpu {
     pub fn new(cuda: Arc<Cuda>, heap: Arc<DeviceHeap>, s: GpuSetup) -> Result<Arc<Gpu>> {
         cuda.bind()?;
         let (maj, min) = cuda.compute_capability()?;
-        let layout = DeviceSysLayout::new(s.max_teams);
+        let (proto, sets) = crate::env::gpu_coll_settings()?;
+        let layout = DeviceSysLayout::new(s.max_teams, s.n_pes, sets);
         let state = DeviceState {
             my_pe: s.my_pe as i32,
             n_pes: s.n_pes as i32,
@@ -221,8 +229,23 @@ impl Gpu {
             wait_timeout_ns: s.wait_timeout_ns,
             epochs: s.sys_base + layout.epochs as u64,
             counters: s.sys_base + layout.counters as u64,
+            coll_seq: s.sys_base + layout.coll_seq as u64,
+            coll_done: s.sys_base + layout.coll_done as u64,
+            coll_arrive: s.sys_base + layout.coll_arrive as u64,
+            coll_gridbar: s.sys_base + layout.coll_gridbar as u64,
+            coll_data: s.sys_base + layout.coll_data as u64,
+            coll_slot_bytes: crate::coll::gpu_select::GPU_COLL_SLOT_BYTES as u64,
+            coll_ll_max: crate::coll::gpu_select::LL_MAX as u64,
+            coll_ll128_max: crate::coll::gpu_select::LL128_MAX as u64,
+            coll_teams: layout.coll_teams as i32,
+            coll_sets: layout.coll_sets as i32,
+            coll_proto: proto.code(),
+            coll_pad: 0,
             ..DeviceState::default()
         };
+        // Collective words start at zero (peers write them only after init's barrier).
+        let (off, _) = layout.coll_area();
+        cuda.zero(s.sys_base + off as u64, layout.size - off)?;
         let stream = cuda.stream()?;
         let amo_stream = cuda.stream()?;
         Ok(Arc::new_cyclic(|me| Gpu {
@@ -238,6 +261,8 @@ impl Gpu {
             amo_stream,
             amo_lock: Mutex::new(()),
             me: me.clone(),
+            coll_host_seq: Mutex::new(vec![0; layout.coll_teams]),
+            coll_proto: std::sync::atomic::AtomicI32::new(0),
         }))
     }
 
@@ -370,6 +395,12 @@ impl Gpu {
         if team.is_none() {
             self.cuda.zero(st.epochs + (slot * 8) as u64, 8)?;
             self.cuda.zero(st.counters + (slot * state::MAX_ROUNDS * 8) as u64, state::MAX_ROUNDS * 8)?;
+            for (off, len) in self.layout.coll_ranges(slot) {
+                self.cuda.zero(st.sys_base + off as u64, len)?;
+            }
+            if let Some(seq) = self.coll_host_seq.lock().expect("coll seq").get_mut(slot) {
+                *seq = 0;
+            }
         }
         Ok(())
     }
@@ -388,16 +419,24 @@ impl Gpu {
             .map_err(|detail| Error::Gpu { call: "rshmem builtin kernels", detail, pe: self.cuda.pe() })
     }
 
-    /// Launches an on-stream collective kernel of the runtime as a cooperative grid of
-    /// one block per multiprocessor (the grid works on one collective).
-    pub(crate) fn launch_coll_builtin(&self, kernel: &str, stream: &Stream, args: &[KernelArg]) -> Result<()> {
+    /// Launches an on-stream collective kernel of the runtime as a grid (cooperative when
+    /// it synchronizes the grid) of
+    /// `blocks` blocks of [`COLL_THREADS`] threads (the grid works on one collective).
+    pub(crate) fn launch_coll_builtin(
+        &self,
+        kernel: &str,
+        stream: &Stream,
+        blocks: usize,
+        cooperative: bool,
+        args: &[KernelArg],
+    ) -> Result<()> {
         let inner = self
             .coll_builtins
             .get_or_init(|| self.load("rshmem_coll_builtin", COLL_BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
             .clone()
             .map_err(|detail| Error::Gpu { call: "rshmem collective kernels", detail, pe: self.cuda.pe() })?;
         let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_coll_builtin".into() };
-        let cfg = LaunchConfig { grid: (self.sm_count()? as u32, 1, 1), block: (512, 1, 1), shared_mem: 0, cooperative: true };
+        let cfg = LaunchConfig { grid: (blocks.max(1) as u32, 1, 1), block: (COLL_THREADS as u32, 1, 1), shared_mem: 0, cooperative };
         // SAFETY: callers in gpu/coll.rs pass the argument kinds of the kernels in
         // device/rshmem_coll_builtin.cu, with addresses the heap checked.
         unsafe { m.launch(kernel, cfg, Some(stream), args) }

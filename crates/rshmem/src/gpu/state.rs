@@ -60,6 +60,30 @@ pub struct DeviceState {
     pub proxy_peers: u64,
     /// Slots in the ring (a power of two).
     pub proxy_slots: u64,
+    /// `u64[coll_teams]` device-numbered collective calls completed per team.
+    pub coll_seq: u64,
+    /// `u64[coll_teams][2][coll_sets]` last call finished per synchronization set.
+    pub coll_done: u64,
+    /// `u64[coll_teams][2][coll_sets][n_pes]` flag-barrier arrivals.
+    pub coll_arrive: u64,
+    /// `u32[coll_teams][2][coll_sets][4]` per-set grid barrier words.
+    pub coll_gridbar: u64,
+    /// Scratch slots `[coll_teams][2][coll_sets][n_pes]` of `coll_slot_bytes`.
+    pub coll_data: u64,
+    /// Bytes per scratch slot.
+    pub coll_slot_bytes: u64,
+    /// Auto protocol: LL up to this many bytes per pair of PEs.
+    pub coll_ll_max: u64,
+    /// Auto protocol: LL128 up to this many bytes per pair of PEs.
+    pub coll_ll128_max: u64,
+    /// Team slots with synchronization sets.
+    pub coll_teams: i32,
+    /// Sets per team and numbering space.
+    pub coll_sets: i32,
+    /// Forced protocol (0 auto, 1 simple, 2 LL, 3 LL128).
+    pub coll_proto: i32,
+    /// Padding.
+    pub coll_pad: i32,
 }
 
 /// Barrier rounds per team (as `RSHMEM_MAX_ROUNDS` in the header).
@@ -74,6 +98,22 @@ pub struct DeviceSysLayout {
     pub epochs: usize,
     /// Counter array offset.
     pub counters: usize,
+    /// Collectives' per-team sequence counters.
+    pub coll_seq: usize,
+    /// Collectives' per-set done words.
+    pub coll_done: usize,
+    /// Collectives' per-set arrival words.
+    pub coll_arrive: usize,
+    /// Collectives' per-set grid barrier words.
+    pub coll_gridbar: usize,
+    /// Collectives' scratch slots.
+    pub coll_data: usize,
+    /// Team slots with collective sets, and sets per numbering space.
+    pub coll_teams: usize,
+    /// Sets per team and numbering space.
+    pub coll_sets: usize,
+    /// PEs (slots per set).
+    pub n_pes: usize,
     /// 256 bytes of scratch for the host runtime's own kernels.
     pub scratch: usize,
     /// Total size.
@@ -81,13 +121,62 @@ pub struct DeviceSysLayout {
 }
 
 impl DeviceSysLayout {
-    /// The layout for `max_teams` team slots.
-    pub fn new(max_teams: usize) -> DeviceSysLayout {
+    /// The layout for `max_teams` team slots, `n_pes` PEs and `coll_sets` collective
+    /// synchronization sets per team (see `coll::gpu_select`).
+    pub fn new(max_teams: usize, n_pes: usize, coll_sets: usize) -> DeviceSysLayout {
+        use crate::coll::gpu_select::{GPU_COLL_SLOT_BYTES, GPU_COLL_TEAMS};
+        let up = crate::heap::align_up;
+        let coll_teams = GPU_COLL_TEAMS.min(max_teams);
+        let sets = coll_teams * 2 * coll_sets;
         let teams = 0;
-        let epochs = crate::heap::align_up(teams + max_teams * std::mem::size_of::<DeviceTeam>(), 256);
-        let counters = crate::heap::align_up(epochs + max_teams * 8, 256);
-        let scratch = crate::heap::align_up(counters + max_teams * MAX_ROUNDS * 8, 256);
-        let size = crate::heap::align_up(scratch + 256, 4096);
-        DeviceSysLayout { teams, epochs, counters, scratch, size }
+        let epochs = up(teams + max_teams * std::mem::size_of::<DeviceTeam>(), 256);
+        let counters = up(epochs + max_teams * 8, 256);
+        let coll_seq = up(counters + max_teams * MAX_ROUNDS * 8, 256);
+        let coll_done = up(coll_seq + coll_teams * 8, 256);
+        let coll_arrive = up(coll_done + sets * 8, 256);
+        let coll_gridbar = up(coll_arrive + sets * n_pes * 8, 256);
+        let coll_data = up(coll_gridbar + sets * 16, 4096);
+        let scratch = up(coll_data + sets * n_pes * GPU_COLL_SLOT_BYTES, 256);
+        let size = up(scratch + 256, 4096);
+        DeviceSysLayout {
+            teams,
+            epochs,
+            counters,
+            coll_seq,
+            coll_done,
+            coll_arrive,
+            coll_gridbar,
+            coll_data,
+            coll_teams,
+            coll_sets,
+            n_pes,
+            scratch,
+            size,
+        }
+    }
+
+    /// The collective area of team slot `slot` (sequence word, done, arrival, grid and data
+    /// ranges), as (offset, bytes) pairs, for zeroing when the slot's team goes away.
+    pub fn coll_ranges(&self, slot: usize) -> Vec<(usize, usize)> {
+        if slot >= self.coll_teams {
+            return Vec::new();
+        }
+        let per = 2 * self.coll_sets;
+        let first = slot * per;
+        vec![
+            (self.coll_seq + slot * 8, 8),
+            (self.coll_done + first * 8, per * 8),
+            (self.coll_arrive + first * self.n_pes * 8, per * self.n_pes * 8),
+            (self.coll_gridbar + first * 16, per * 16),
+            (
+                self.coll_data + first * self.n_pes * crate::coll::gpu_select::GPU_COLL_SLOT_BYTES,
+                per * self.n_pes * crate::coll::gpu_select::GPU_COLL_SLOT_BYTES,
+            ),
+        ]
+    }
+
+    /// The whole collective area (offset, bytes), zeroed at start.
+    pub fn coll_area(&self) -> (usize, usize) {
+        (self.coll_seq, self.scratch - self.coll_seq)
     }
 }

@@ -1,0 +1,191 @@
+//! The GPU part of the decision tree: which protocol a GPU collective uses
+//! (`device/rshmem_device_coll.cuh` implements them), and `RSHMEM_GPU_COLL_PROTO`.
+//!
+//! Input: the payload per pair of PEs (`bytes`: the all-reduce's or reduce-scatter's
+//! block, the broadcast's or fcollect's message, the all-to-all's block), the team size
+//! and the scope. Every PE computes the same answer from the same inputs. The device-scope
+//! calls apply the same rules (`rshmemi_pick`) with the thresholds the host writes into
+//! the device state, so these constants are the one place they are set.
+//!
+//! ```text
+//! team of 1 PE ............................................ simple (a local copy)
+//! team slot >= GPU_COLL_TEAMS (no synchronization sets) ... simple (team-barrier delimited)
+//! bytes <= LL_MAX (4 KiB) ................................. LL    (16-byte lines, 8 B data + flag)
+//! bytes <= LL128_MAX (60 KiB), not thread scope ........... LL128 (128-byte lines, 120 B data + flag)
+//! otherwise ............................................... simple (peer loads/stores between two
+//!                                                           flag barriers)
+//! ```
+//!
+//! Why: LL and LL128 push each contribution into every peer's scratch with its flag in the
+//! same store, so a call costs one one-way trip and no barrier, at the price of 2x (LL)
+//! or 1.07x (LL128) the bytes; for large messages the simple protocol moves each byte
+//! once at full bandwidth and the two barriers no longer matter. LL128 needs a warp's
+//! 128-byte store to arrive whole: true for same-GPU and NVLink peers (every mapped GPU
+//! peer), so it is never used at thread scope or across PCIe. A forced protocol that the
+//! message does not fit (LL: `GPU_COLL_SLOT_BYTES / 2`, LL128: `GPU_COLL_SLOT_BYTES / 128 * 120`
+//! bytes) or the scope cannot run (LL128 at thread scope: LL) falls back the same way on
+//! every PE. The thresholds are first guesses; tune them against `gpu_coll --bench`.
+
+use crate::error::{Error, Result};
+
+/// Team slots (the lowest ones: world, shared, the first split teams) that get
+/// synchronization sets and scratch for the LL protocols.
+pub const GPU_COLL_TEAMS: usize = 4;
+/// Bytes of scratch per (set, source PE): the most an LL / LL128 call carries per pair.
+pub const GPU_COLL_SLOT_BYTES: usize = 64 << 10;
+/// Auto: LL up to this many bytes per pair of PEs.
+pub const LL_MAX: usize = 4 << 10;
+/// Auto: LL128 up to this many bytes per pair of PEs (what a slot carries).
+pub const LL128_MAX: usize = GPU_COLL_SLOT_BYTES / 128 * 120;
+/// Payload an LL slot carries.
+pub const LL_CAPACITY: usize = GPU_COLL_SLOT_BYTES / 2;
+
+/// A GPU collective protocol (the codes are `RSHMEMX_PROTO_*` of the device header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum GpuProto {
+    /// The decision tree decides.
+    #[default]
+    Auto,
+    /// Peer loads/stores between flag barriers.
+    Simple,
+    /// 8 bytes of data and an 8-byte flag per 16-byte store.
+    Ll,
+    /// 120 bytes of data and an 8-byte flag per 128-byte line, stored by 8 lanes of a warp.
+    Ll128,
+}
+
+impl GpuProto {
+    /// The device code (`RSHMEMX_PROTO_*`).
+    pub fn code(self) -> i32 {
+        match self {
+            GpuProto::Auto => 0,
+            GpuProto::Simple => 1,
+            GpuProto::Ll => 2,
+            GpuProto::Ll128 => 3,
+        }
+    }
+
+    /// The protocol of a device code.
+    pub fn from_code(code: i32) -> GpuProto {
+        match code {
+            1 => GpuProto::Simple,
+            2 => GpuProto::Ll,
+            3 => GpuProto::Ll128,
+            _ => GpuProto::Auto,
+        }
+    }
+
+    /// Its name, as `RSHMEM_GPU_COLL_PROTO` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuProto::Auto => "auto",
+            GpuProto::Simple => "simple",
+            GpuProto::Ll => "ll",
+            GpuProto::Ll128 => "ll128",
+        }
+    }
+
+    /// Parses `auto`, `simple`, `ll` or `ll128` (case-insensitive).
+    pub fn parse(text: &str) -> Result<GpuProto> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(GpuProto::Auto),
+            "simple" => Ok(GpuProto::Simple),
+            "ll" => Ok(GpuProto::Ll),
+            "ll128" => Ok(GpuProto::Ll128),
+            other => Err(Error::InvalidArgument {
+                call: "init",
+                arg: "RSHMEM_GPU_COLL_PROTO",
+                detail: format!("`{other}` is not auto, simple, ll or ll128"),
+                pe: 0,
+            }),
+        }
+    }
+}
+
+/// Where a collective runs (LL128 needs whole warps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuScope {
+    /// One thread.
+    Thread,
+    /// A warp, a block, a grid or the host's on-stream kernel (whole warps).
+    Warps,
+}
+
+/// The protocol of a GPU collective moving `bytes` per pair of PEs on a team of
+/// `team_size` with synchronization sets (`has_sets`); `forced` is the per-call or
+/// `RSHMEM_GPU_COLL_PROTO` choice. Mirrors `rshmemi_pick` in the device header.
+pub fn gpu_proto(bytes: usize, team_size: usize, has_sets: bool, scope: GpuScope, forced: GpuProto) -> GpuProto {
+    if !has_sets || team_size <= 1 {
+        return GpuProto::Simple;
+    }
+    let mut p = match forced {
+        GpuProto::Auto if bytes <= LL_MAX => GpuProto::Ll,
+        GpuProto::Auto if bytes <= LL128_MAX => GpuProto::Ll128,
+        GpuProto::Auto => GpuProto::Simple,
+        f => f,
+    };
+    if p == GpuProto::Ll128 && scope == GpuScope::Thread {
+        p = GpuProto::Ll;
+    }
+    if p == GpuProto::Ll128 && bytes > LL128_MAX {
+        p = GpuProto::Simple;
+    }
+    if p == GpuProto::Ll && bytes > LL_CAPACITY {
+        p = GpuProto::Simple;
+    }
+    p
+}
+
+/// Bytes per block of a simple-protocol on-stream kernel (more blocks up to every SM).
+pub const SIMPLE_BYTES_PER_BLOCK: usize = 32 << 10;
+
+/// Blocks of an on-stream kernel for `proto` and `bytes` per pair, at most `sms`: LL
+/// and LL128 need a thread (or 8 lanes) per line, simple a block per 32 KiB. Small calls
+/// take few blocks so concurrent ones fit on the GPU together.
+pub fn stream_blocks(proto: GpuProto, bytes: usize, threads: usize, sms: usize) -> usize {
+    let lanes = match proto {
+        GpuProto::Ll => bytes.div_ceil(8),
+        GpuProto::Ll128 => bytes.div_ceil(120) * 8,
+        _ => return bytes.div_ceil(SIMPLE_BYTES_PER_BLOCK).clamp(1, sms.max(1)),
+    };
+    lanes.div_ceil(threads).clamp(1, sms.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses() {
+        assert_eq!(GpuProto::parse("LL128").unwrap(), GpuProto::Ll128);
+        assert_eq!(GpuProto::parse("").unwrap(), GpuProto::Auto);
+        assert!(GpuProto::parse("fast").is_err());
+        for p in [GpuProto::Auto, GpuProto::Simple, GpuProto::Ll, GpuProto::Ll128] {
+            assert_eq!(GpuProto::parse(p.name()).unwrap(), p);
+            assert_eq!(GpuProto::from_code(p.code()), p);
+        }
+    }
+
+    #[test]
+    fn tree_picks() {
+        let w = GpuScope::Warps;
+        assert_eq!(gpu_proto(8, 2, true, w, GpuProto::Auto), GpuProto::Ll);
+        assert_eq!(gpu_proto(LL_MAX, 4, true, w, GpuProto::Auto), GpuProto::Ll);
+        assert_eq!(gpu_proto(LL_MAX + 1, 4, true, w, GpuProto::Auto), GpuProto::Ll128);
+        assert_eq!(gpu_proto(LL_MAX + 1, 4, true, GpuScope::Thread, GpuProto::Auto), GpuProto::Ll);
+        assert_eq!(gpu_proto(LL128_MAX + 1, 4, true, w, GpuProto::Auto), GpuProto::Simple);
+        assert_eq!(gpu_proto(8, 1, true, w, GpuProto::Ll), GpuProto::Simple);
+        assert_eq!(gpu_proto(8, 4, false, w, GpuProto::Ll), GpuProto::Simple);
+        assert_eq!(gpu_proto(1 << 20, 4, true, w, GpuProto::Ll), GpuProto::Simple);
+        assert_eq!(gpu_proto(LL_CAPACITY, 4, true, w, GpuProto::Ll), GpuProto::Ll);
+        assert_eq!(gpu_proto(100, 4, true, w, GpuProto::Simple), GpuProto::Simple);
+    }
+
+    #[test]
+    fn blocks() {
+        assert_eq!(stream_blocks(GpuProto::Ll, 8, 512, 132), 1);
+        assert_eq!(stream_blocks(GpuProto::Ll128, LL128_MAX, 512, 132), 8);
+        assert_eq!(stream_blocks(GpuProto::Simple, 8, 512, 132), 1);
+        assert_eq!(stream_blocks(GpuProto::Simple, 1 << 30, 512, 132), 132);
+    }
+}
