@@ -181,7 +181,17 @@ __device__ __forceinline__ void rshmemi_copy(void* dst, const void* src, rshmem_
         rshmem_size_t nv = n / 16;
         int4* dv = (int4*)d;
         const int4* sv = (const int4*)s;
-        for (rshmem_size_t i = lane; i < nv; i += lanes) dv[i] = sv[i];
+        // Four 16-byte loads in flight per thread before their stores: one per thread
+        // leaves HBM and NVLink latency uncovered on large copies.
+        rshmem_size_t i = lane;
+        for (; i + 3 * (rshmem_size_t)lanes < nv; i += 4 * (rshmem_size_t)lanes) {
+            int4 a = sv[i], b = sv[i + lanes], c = sv[i + 2 * (rshmem_size_t)lanes], e = sv[i + 3 * (rshmem_size_t)lanes];
+            dv[i] = a;
+            dv[i + lanes] = b;
+            dv[i + 2 * (rshmem_size_t)lanes] = c;
+            dv[i + 3 * (rshmem_size_t)lanes] = e;
+        }
+        for (; i < nv; i += lanes) dv[i] = sv[i];
         for (rshmem_size_t i = nv * 16 + lane; i < n; i += lanes) d[i] = s[i];
     } else if ((((rshmem_u64)d | (rshmem_u64)s) & 7) == 0) {
         rshmem_size_t nv = n / 8;
