@@ -425,8 +425,26 @@ fn expect_hier(ctx: &Ctx) -> Result<()> {
             std::process::exit(1);
         }
     }
-    if ctx.my_pe() == 0 {
-        println!("decision tree picks the hierarchical forms on hosts {hosts:?}");
+    // Only PEs of this host are mapped (a pointer), and SHARED is this host's PEs.
+    let me = ctx.my_pe();
+    let mine = hosts.iter().find(|h| h.contains(&me)).cloned().unwrap_or_default();
+    let probe = ctx.alloc::<u64>(1)?;
+    for pe in 0..ctx.n_pes() {
+        if ctx.ptr(&probe, pe).is_some() != mine.contains(&pe) {
+            eprintln!("PE {me}: ptr to PE {pe} is {:?}, but this PE's host holds {mine:?}", ctx.ptr(&probe, pe));
+            std::process::exit(1);
+        }
+    }
+    let strided = mine.windows(2).all(|w| w[1] - w[0] == mine[1.min(mine.len() - 1)] - mine[0]);
+    let shared = ctx.team_n_pes(Team::SHARED)?;
+    let want = if strided { mine.len() } else { 1 };
+    if shared != want {
+        eprintln!("PE {me}: team SHARED has {shared} PEs, this PE's host holds {mine:?}");
+        std::process::exit(1);
+    }
+    ctx.free(probe)?;
+    if me == 0 {
+        println!("decision tree picks the hierarchical forms on hosts {hosts:?}; only same-host PEs are mapped; SHARED is the host");
     }
     Ok(())
 }
