@@ -81,8 +81,9 @@ struct Cli {
     /// Results folder (CSV, JSON, SVG plots, the plan, the compiled anchors).
     #[arg(long, default_value = "perf-results")]
     out: PathBuf,
-    /// Time limit of each side's job, in seconds.
-    #[arg(long, default_value_t = 900.0)]
+    /// Time limit of each side's job, in seconds (a net against hangs: the full default sweep
+    /// took Open MPI's OpenSHMEM over 15 minutes on 2 cores).
+    #[arg(long, default_value_t = 3600.0)]
     timeout: f64,
     /// List the operations (of the suite chosen) and exit.
     #[arg(long)]
