@@ -93,6 +93,17 @@ impl Ctx {
         if self.gpu().is_none() {
             return Err(Error::Unsupported { call, detail: "on-stream collectives need GPU PEs".into() });
         }
+        // The kernels load and store peers' memory directly: every member must be mapped
+        // here (same host), not reached only through the proxy.
+        if let Some(pe) = (0..t.size).map(|i| t.start + i * t.stride).find(|&pe| !self.rt.heap.is_mapped(pe)) {
+            return Err(Error::Unsupported {
+                call,
+                detail: format!(
+                    "PE {pe} of the team is on another host (not mapped on PE {}); GPU collectives need every member mapped",
+                    self.my_pe()
+                ),
+            });
+        }
         for (s, arg, need) in arrays {
             if s.len() < *need {
                 return Err(Error::InvalidArgument {
