@@ -99,6 +99,12 @@ pub const ENV_TABLE: &[EnvVar] = &[
         default: "rma",
         help: "how host heaps use UCX: rma (UCX put/get/atomics on registered memory) or am (active messages that the target's progress thread carries out: the staged protocol GPU heaps always use)",
     },
+    EnvVar {
+        name: "RSHMEM_UCX_POLL_US",
+        default: "50",
+        help: "microseconds a UCX worker keeps polling after its last event (the progress thread) or while a request is young (a thread waiting for it) \
+               before it sleeps on the worker's event descriptor until traffic arrives (0: sleep at once)",
+    },
     EnvVar { name: "RSHMEM_CACHE_DIR", default: "~/.cache/rshmem", help: "where compiled kernels are cached (per GPU architecture)" },
     EnvVar { name: "RSHMEM_LAUNCHER_SOCK", default: "(set by rshmemrun)", help: "launcher rendezvous socket; unset means PMIx (when PMIX_RANK or PMIX_NAMESPACE is set) or a single PE" },
     EnvVar { name: "RSHMEM_JOB_KEY", default: "(set by rshmemrun)", help: "secret job key presented to the launcher" },
@@ -225,6 +231,11 @@ impl Config {
             coll_check,
         })
     }
+}
+
+/// `RSHMEM_UCX_POLL_US`, checked (the UCX transport reads it when it opens its worker).
+pub fn ucx_poll_window() -> Result<Duration> {
+    Ok(Duration::from_micros(number_var("RSHMEM_UCX_POLL_US")?))
 }
 
 /// `RSHMEM_GPU_COLL_PROTO` and `RSHMEM_GPU_COLL_SETS`, checked (the GPU layer reads them

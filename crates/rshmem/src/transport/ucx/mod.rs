@@ -39,10 +39,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
-use std::time::Duration;
-
-/// How long the progress thread keeps polling after an event before it sleeps.
-const ACTIVE_POLL: Duration = Duration::from_micros(200);
+use std::time::{Duration, Instant};
 
 /// One registered piece of the heap (the same offsets on every PE) and its keys.
 struct Region {
@@ -64,6 +61,9 @@ pub(crate) struct Worker {
     pub(crate) stop: AtomicBool,
     /// Application threads now driving the worker while they wait for a request.
     pub(crate) app_waiting: AtomicUsize,
+    /// How long a thread keeps polling the worker after activity before it sleeps on the
+    /// event descriptor (`RSHMEM_UCX_POLL_US`).
+    poll_window: Duration,
 }
 
 /// Decrements the waiting count when a wait ends (also by a panic).
@@ -93,46 +93,75 @@ impl Worker {
         n
     }
 
+    /// Sleeps until the worker has an event or `ceiling` passes: arms the worker and,
+    /// when it is armed (`UCS_OK`), polls its event descriptor for input. Returns at once
+    /// when arming reports pending events (`UCS_ERR_BUSY`: progress again). Without an
+    /// event descriptor, sleeps a short while instead.
+    fn sleep_on_events(&self, ceiling: &rustix::time::Timespec) {
+        let Some(fd) = self.efd else {
+            std::thread::sleep(Duration::from_micros(50));
+            return;
+        };
+        // SAFETY: the worker is live (see `progress`).
+        let st = unsafe { (self.ucp.ucp_worker_arm)(self.worker) };
+        if st != ffi::UCS_OK {
+            // UCS_ERR_BUSY: events are pending; anything else: do not trust the descriptor.
+            if st != ffi::UCS_ERR_BUSY {
+                std::thread::yield_now();
+            }
+            return;
+        }
+        // SAFETY: `fd` is the worker's event descriptor, open while the worker lives.
+        let bfd = unsafe { rustix::fd::BorrowedFd::borrow_raw(fd) };
+        let mut fds = [rustix::event::PollFd::new(&bfd, rustix::event::PollFlags::IN)];
+        let _ = rustix::event::poll(&mut fds, Some(ceiling));
+    }
+
+    /// For a thread waiting on the worker: `found` events were just progressed; once
+    /// none came for `poll_window` since `last_event`, sleeps on the event descriptor
+    /// (100 us ceiling, so that completions UCX reports without an event are still seen
+    /// soon) instead of taking a core from the peer that must answer.
+    pub(crate) fn idle(&self, found: u32, last_event: &mut Instant) {
+        if found > 0 {
+            *last_event = Instant::now();
+        } else if last_event.elapsed() >= self.poll_window {
+            self.sleep_on_events(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 100_000 });
+        }
+    }
+
     /// The progress thread's loop: drain events (and whatever `extra` finds to do after
-    /// them: the staged protocol's requests), arm, sleep on the event descriptor.
+    /// them: the staged protocol's requests), keep polling for `poll_window` after the last
+    /// event, then arm and sleep on the event descriptor (1 ms ceiling).
     pub(crate) fn run(&self, extra: &dyn Fn() -> u32) {
-        let slice = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
-        let mut last_event = std::time::Instant::now();
+        let ceiling = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+        let mut last_event = Instant::now();
         while !self.stop.load(Ordering::Acquire) {
             // An application thread waiting for a request drives the worker itself;
             // polling beside it would only contend for the worker's lock and a core.
             if self.app_waiting.load(Ordering::Relaxed) > 0 {
-                std::thread::sleep(Duration::from_micros(100));
+                std::thread::sleep(Duration::from_micros(20));
                 continue;
             }
             if self.progress() + extra() > 0 {
-                last_event = std::time::Instant::now();
+                last_event = Instant::now();
                 continue;
             }
             // Traffic comes in bursts (a request, then the next one a round trip later):
-            // keep polling briefly after an event before sleeping on the descriptor.
-            if last_event.elapsed() < ACTIVE_POLL {
+            // keep polling briefly after an event before sleeping on the descriptor. On a
+            // machine with more runnable threads than cores a longer spin only takes the
+            // core from the thread that would send the next request.
+            if last_event.elapsed() < self.poll_window {
                 std::thread::yield_now();
                 continue;
             }
-            match self.efd {
-                Some(fd) => {
-                    // SAFETY: live worker (above).
-                    let st = unsafe { (self.ucp.ucp_worker_arm)(self.worker) };
-                    if st == ffi::UCS_ERR_BUSY {
-                        continue;
-                    }
-                    // SAFETY: `fd` is the worker's event descriptor, open while it lives.
-                    let bfd = unsafe { rustix::fd::BorrowedFd::borrow_raw(fd) };
-                    let mut fds = [rustix::event::PollFd::new(&bfd, rustix::event::PollFlags::IN)];
-                    let _ = rustix::event::poll(&mut fds, Some(&slice));
-                }
-                None => std::thread::sleep(Duration::from_micros(200)),
-            }
+            self.sleep_on_events(&ceiling);
+            // Whatever woke us (or the ceiling) starts a new polling window only when
+            // progress finds something.
         }
     }
 
     /// Waits for what a `*_nbx` call started; `what` names it in the failure message.
+    /// Drives the worker itself, polling and sleeping as [`Worker::idle`] says.
     pub(crate) fn wait(&self, started: *mut c_void, what: impl Fn() -> String) {
         match classify(started) {
             Started::Done => {}
@@ -140,6 +169,7 @@ impl Worker {
             Started::Request(req) => {
                 self.app_waiting.fetch_add(1, Ordering::Relaxed);
                 let _done = AppWaitEnd(&self.app_waiting);
+                let mut last_event = Instant::now();
                 loop {
                     // SAFETY: `req` is a live request returned by UCX, freed only below.
                     let st = unsafe { (self.ucp.ucp_request_check_status)(req) };
@@ -151,7 +181,8 @@ impl Worker {
                         }
                         return;
                     }
-                    self.progress();
+                    let found = self.progress();
+                    self.idle(found, &mut last_event);
                 }
             }
         }
@@ -318,6 +349,10 @@ pub(crate) fn connect(
 
 /// Loads libucp, creates the context and worker; returns them and the worker address.
 fn open(my_pe: usize, my_base: usize, features: u64) -> Result<(Worker, Vec<u8>)> {
+    let poll_window = crate::env::ucx_poll_window().map_err(|e| match e {
+        Error::InvalidArgument { call, arg, detail, .. } => Error::InvalidArgument { call, arg, detail, pe: my_pe },
+        other => other,
+    })?;
     let ucp = Ucp::load().map_err(|e| Error::Unsupported {
         call: "init",
         detail: format!("RSHMEM_TRANSPORT=ucx (or a remote peer) needs UCX, but {e}; install UCX (Debian: libucx0)"),
@@ -359,7 +394,8 @@ fn open(my_pe: usize, my_base: usize, features: u64) -> Result<(Worker, Vec<u8>)
     let mut len = 0usize;
     // SAFETY: live worker; the address is copied, then released.
     let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
-    let w = Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0) };
+    let w =
+        Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0), poll_window };
     w.check("init: ucp_worker_get_address", st)?;
     // SAFETY: UCX returned `len` readable bytes at `addr`.
     let blob = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();

@@ -330,13 +330,14 @@ impl Shared {
     fn wait_until<T>(&self, mut f: impl FnMut() -> Option<T>) -> T {
         self.w.app_waiting.fetch_add(1, Ordering::Relaxed);
         let _end = AppWaitEnd(&self.w.app_waiting);
+        let mut last_event = std::time::Instant::now();
         loop {
             if let Some(v) = f() {
                 self.service();
                 return v;
             }
-            self.w.progress();
-            self.service();
+            let found = self.w.progress() + self.service();
+            self.w.idle(found, &mut last_event);
         }
     }
 
