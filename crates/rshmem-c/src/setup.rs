@@ -66,7 +66,7 @@ c_fn!(pe_accessible, "pe_accessible"; fn (pe: c_int) -> c_int = |call| (pe >= 0 
 
 c_fn!(addr_accessible, "addr_accessible"; fn (addr: *const c_void, pe: c_int) -> c_int = |call| {
     let c = rt(call);
-    (pe >= 0 && (pe as usize) < c.n_pes() && c.ptr_addr(addr as usize, pe as usize).is_some()) as c_int
+    (pe >= 0 && c.addr_accessible(addr as usize, pe as usize)) as c_int
 });
 
 c_fn!(ptr, "ptr"; fn (dest: *const c_void, pe: c_int) -> *mut c_void = |call| {

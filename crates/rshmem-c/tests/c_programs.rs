@@ -68,13 +68,20 @@ fn build(file: &str) -> PathBuf {
     exe
 }
 
+/// Runs `exe` as `n` PEs under `oshrun`, or under Open MPI's `mpirun` (the PMIx
+/// bootstrap) when the suite runs with `RSHMEM_TEST_LAUNCHER=mpirun`.
 fn oshrun(exe: &Path, n: usize, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oshrun"))
-        .args(["-np", &n.to_string(), "--timeout", JOB_TIMEOUT])
-        .arg(exe)
-        .args(args)
-        .output()
-        .expect("run oshrun")
+    let mut cmd = if std::env::var("RSHMEM_TEST_LAUNCHER").is_ok_and(|v| v == "mpirun") {
+        let mut c = Command::new("mpirun");
+        c.args(["--allow-run-as-root", "--oversubscribe", "--timeout", JOB_TIMEOUT, "-np", &n.to_string()]);
+        c.env_remove("RSHMEM_LAUNCHER_SOCK");
+        c
+    } else {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_oshrun"));
+        c.args(["-np", &n.to_string(), "--timeout", JOB_TIMEOUT]);
+        c
+    };
+    cmd.arg(exe).args(args).output().expect("run the launcher")
 }
 
 /// Runs one test program on each PE count.

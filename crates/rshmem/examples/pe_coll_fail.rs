@@ -151,7 +151,9 @@ fn die(ctx: &Ctx, kill: bool) -> Result<()> {
     }
     for it in 0..u64::MAX {
         if me == n - 1 && !kill && it == 20 {
-            std::thread::sleep(Duration::from_millis(1500));
+            // Long enough that the others' 1 s wait warning fires first, also when a
+            // loaded machine or the UCX path delays their arrival in this all-reduce.
+            std::thread::sleep(Duration::from_millis(3000));
             std::process::exit(7);
         }
         a.fill(it as f64);

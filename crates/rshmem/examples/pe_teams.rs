@@ -35,8 +35,17 @@ fn structure(ctx: &Ctx, ck: &mut Check) -> Result<()> {
 
     // Predefined teams.
     ck.eq(ctx.team_my_pe(Team::WORLD)?, me, "team_my_pe(WORLD)");
-    ck.eq(ctx.team_n_pes(Team::SHARED)?, n, "team_n_pes(SHARED) on one host");
-    ck.eq(ctx.team_translate_pe(Team::SHARED, me, Team::WORLD)?, Some(me), "translate SHARED -> WORLD");
+    // SHARED is the PEs whose heaps this PE can reach by pointer (all of one host's PEs;
+    // only this PE when RSHMEM_TRANSPORT=ucx maps no peer), in world order.
+    let mapped: Vec<usize> = (0..n).filter(|&pe| ctx.ptr(&inbox, pe).is_some()).collect();
+    ck.eq(ctx.team_n_pes(Team::SHARED)?, mapped.len(), "team_n_pes(SHARED) = the PEs reachable by pointer");
+    ck.eq(ctx.team_my_pe(Team::SHARED)?, mapped.iter().position(|&pe| pe == me).unwrap_or(usize::MAX), "team_my_pe(SHARED)");
+    for (i, &pe) in mapped.iter().enumerate() {
+        ck.eq(ctx.team_translate_pe(Team::SHARED, i, Team::WORLD)?, Some(pe), format_args!("translate SHARED member {i} -> WORLD"));
+    }
+    if me == 0 {
+        println!("pe_teams: SHARED holds {} of {n} PEs", mapped.len());
+    }
 
     // Even PEs, with a config.
     let evens_n = n.div_ceil(2);

@@ -281,6 +281,13 @@ impl Ctx {
         self.ptr_addr(sym.addr, pe).map(|a| a as *mut T)
     }
 
+    /// Whether `addr` is symmetric (in the heap or the static segment) and `pe` a PE of
+    /// the job, so that OpenSHMEM routines on this PE can reach `addr` on `pe`, by pointer
+    /// or through a transport (OpenSHMEM `shmem_addr_accessible`).
+    pub fn addr_accessible(&self, addr: usize, pe: usize) -> bool {
+        pe < self.n_pes() && self.rt.heap.offset_of(addr).is_some()
+    }
+
     /// Address form of [`Ctx::ptr`].
     pub fn ptr_addr(&self, addr: usize, pe: usize) -> Option<usize> {
         if pe >= self.n_pes() {

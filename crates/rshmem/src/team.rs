@@ -104,7 +104,10 @@ impl TeamTable {
         let mut map = HashMap::new();
         map.insert(Team::WORLD.0, Arc::new(TeamInfo::new(0, 1, n_pes, my_pe, 0, TeamConfig::default())));
         let (start, stride, size) = shared;
-        map.insert(Team::SHARED.0, Arc::new(TeamInfo::new(start, stride, size, my_pe, 1, TeamConfig::default())));
+        // This PE's number in SHARED counts from the team's first PE, not from PE 0.
+        let my_index = (my_pe - start) / stride.max(1);
+        debug_assert!(my_index < size && start + my_index * stride.max(1) == my_pe, "PE {my_pe} is not in its SHARED team {shared:?}");
+        map.insert(Team::SHARED.0, Arc::new(TeamInfo::new(start, stride, size, my_index, 1, TeamConfig::default())));
         let mut used = vec![0u64; max_teams.div_ceil(64)];
         used[0] |= 0b11;
         TeamTable { teams: RwLock::new(map), next_id: AtomicU32::new(2), used_slots: Mutex::new(used), max_teams }
@@ -336,5 +339,24 @@ impl Ctx {
         self.rt.teams.teams.write().expect("team table").remove(&team.0);
         self.rt.teams.used_slots.lock().expect("slots")[t.slot / 64] &= !(1 << (t.slot % 64));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_team_numbers_this_pe_from_its_first_member() {
+        // PE 5 of 8 on a host holding PEs 4..8: it is member 1 of SHARED, member 5 of WORLD.
+        let t = TeamTable::new(5, 8, 16, (4, 1, 4));
+        let shared = t.get("test", Team::SHARED, 5).unwrap();
+        assert_eq!((shared.my_index, shared.size, shared.world_pe(shared.my_index)), (1, 4, 5));
+        assert_eq!(t.get("test", Team::WORLD, 5).unwrap().my_index, 5);
+        // Strided host (PEs 1, 3, 5, 7) and a host of one PE.
+        let t = TeamTable::new(5, 8, 16, (1, 2, 4));
+        assert_eq!(t.get("test", Team::SHARED, 5).unwrap().my_index, 2);
+        let t = TeamTable::new(5, 8, 16, (5, 1, 1));
+        assert_eq!(t.get("test", Team::SHARED, 5).unwrap().my_index, 0);
     }
 }

@@ -15,24 +15,29 @@ fn every_amo_of_every_type_on_2_and_4_pes() {
 
 #[test]
 fn mixed_atomics_stress_matches_the_model_on_8_pes() {
-    let job = run(8, "pe_amo", &["stress", "100000"]);
+    let ops = work(100_000, 2_000);
+    let job = run(8, "pe_amo", &["stress", &ops.to_string()]);
     job.assert_ok();
-    assert_eq!(job.stdout.matches("counters equal the model of 8 PEs x 100000 ops").count(), 8, "{}", job.stdout);
+    assert_eq!(job.stdout.matches(&format!("counters equal the model of 8 PEs x {ops} ops")).count(), 8, "{}", job.stdout);
 }
 
 #[test]
 fn fetch_add_tickets_form_a_permutation() {
-    let job = run(8, "pe_amo", &["tickets", "100000"]);
+    let per_pe = work(100_000, 1_000);
+    let job = run(8, "pe_amo", &["tickets", &per_pe.to_string()]);
     job.assert_ok();
-    assert!(job.stdout.contains("800000 fetch_inc tickets (u64 and u32) form a permutation"), "{}", job.stdout);
-    assert!(job.stdout.contains("800000 fetch_add ranges tile"), "{}", job.stdout);
+    let all = 8 * per_pe;
+    assert!(job.stdout.contains(&format!("{all} fetch_inc tickets (u64 and u32) form a permutation")), "{}", job.stdout);
+    assert!(job.stdout.contains(&format!("{all} fetch_add ranges tile")), "{}", job.stdout);
 }
 
 #[test]
 fn compare_swap_stack_loses_and_duplicates_nothing() {
-    let job = run(8, "pe_amo", &["stack", "500", "2000"]);
+    let (nodes, churn) = (work(500, 50), work(2_000, 100));
+    let job = run(8, "pe_amo", &["stack", &nodes.to_string(), &churn.to_string()]);
     job.assert_ok();
-    assert!(job.stdout.contains("stack: 4000 nodes on 8 PEs survived the churn: none lost, none duplicated"), "{}", job.stdout);
+    let all = 8 * nodes;
+    assert!(job.stdout.contains(&format!("stack: {all} nodes on 8 PEs survived the churn: none lost, none duplicated")), "{}", job.stdout);
 }
 
 #[test]

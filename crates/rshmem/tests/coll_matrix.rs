@@ -60,13 +60,16 @@ fn matrix_hier_forced_on_one_host() {
 }
 
 /// Runs pe_coll as `n` PEs, PE `p` on host `h<host_of>` (a shell expression in
-/// `RSHMEM_PE`), collectives over shared memory within a host and UCX tcp across.
+/// `PE`, the PE's number), collectives over shared memory within a host and UCX tcp across.
 fn across_hosts(n: usize, host_of: &str, args: &[&str], env: &[(&str, &str)]) {
-    let script = format!("RSHMEM_HOST=h$(({host_of})) exec \"$0\" \"$@\"");
+    // The PE's number: rshmemrun sets RSHMEM_PE, mpirun PMIX_RANK.
+    let script = format!("PE=${{RSHMEM_PE:-$PMIX_RANK}}; RSHMEM_HOST=h$(({host_of})) exec \"$0\" \"$@\"");
     let prog = example("pe_coll");
     let mut full = vec!["-c", &script, prog.to_str().expect("utf-8 path")];
     full.extend_from_slice(args);
-    let mut all_env = vec![("UCX_TLS", "tcp"), ("RSHMEM_WAIT_WARN", "20")];
+    // The host split decides the transports (RSHMEM_TRANSPORT=ucx in the suite's
+    // environment would send every pair through UCX and leave no host with two PEs).
+    let mut all_env = vec![("RSHMEM_TRANSPORT", "auto"), ("UCX_TLS", "tcp"), ("RSHMEM_WAIT_WARN", "20")];
     all_env.extend_from_slice(env);
     let job = run_program_env(n, std::path::Path::new("/bin/sh"), &full, &all_env, 300);
     job.assert_ok();
@@ -81,13 +84,13 @@ fn matrix_hier_across_two_simulated_hosts_over_ucx_tcp() {
         return;
     }
     // 2 hosts x 2 PEs: the decision tree picks the hierarchical forms by itself.
-    across_hosts(4, "RSHMEM_PE / 2", &["expect-hier"], &[("RSHMEM_COLL_CHECK", "1")]);
+    across_hosts(4, "PE / 2", &["expect-hier"], &[("RSHMEM_COLL_CHECK", "1")]);
     // Interleaved hosts (non-contiguous ranks per host): the host order differs from
     // rank order, which the float model follows.
-    across_hosts(4, "RSHMEM_PE % 2", &["expect-hier"], &[]);
+    across_hosts(4, "PE % 2", &["expect-hier"], &[]);
     // Three hosts of 2, 1 and 2 PEs.
-    across_hosts(5, "RSHMEM_PE * RSHMEM_PE % 3", &["expect-hier", "small"], &[]);
+    across_hosts(5, "PE * PE % 3", &["expect-hier", "small"], &[]);
     // One PE per host (every pair over UCX): the hierarchical forms are the leaders'
     // step alone.
-    across_hosts(3, "RSHMEM_PE", &["small"], &[("RSHMEM_COLL_ALGO", HIER)]);
+    across_hosts(3, "PE", &["small"], &[("RSHMEM_COLL_ALGO", HIER)]);
 }

@@ -1,4 +1,5 @@
-//! The launcher: real processes, exit codes, dead PEs, timeouts, refused connections.
+//! The launcher (rshmemrun itself, whichever launcher the rest of the suite runs under):
+//! real processes, exit codes, dead PEs, timeouts, refused connections.
 
 mod common;
 use common::*;
@@ -7,7 +8,7 @@ use std::time::Instant;
 #[test]
 fn ring_runs_on_1_2_4_8_pes() {
     for n in [1, 2, 4, 8] {
-        let job = run(n, "ring", &[]);
+        let job = run_rshmemrun_env(n, "ring", &[], &[], 120);
         job.assert_ok();
         assert!(job.stdout.contains(&format!("ring of {n} PEs: all data arrived intact")), "{}", job.stdout);
         assert_eq!(job.stdout.matches("checked").count(), n, "every PE reports: {}", job.stdout);
@@ -24,7 +25,7 @@ fn program_without_launcher_is_one_pe() {
 #[test]
 fn dead_pe_ends_the_others_and_is_named() {
     let t = Instant::now();
-    let job = run(4, "pe_launch", &["die"]);
+    let job = run_rshmemrun_env(4, "pe_launch", &["die"], &[], 120);
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(job.code, 128 + 9, "exit code is the dead PE's (SIGKILL): {}", job.stderr);
     assert!(job.stderr.contains("PE 2 (pid"), "names the PE: {}", job.stderr);
@@ -36,7 +37,7 @@ fn dead_pe_ends_the_others_and_is_named() {
 
 #[test]
 fn nonzero_exit_status_is_forwarded() {
-    let job = run(3, "pe_launch", &["exit3"]);
+    let job = run_rshmemrun_env(3, "pe_launch", &["exit3"], &[], 120);
     assert_eq!(job.code, 3, "{}", job.stderr);
     assert!(job.stderr.contains("PE 1 (pid") && job.stderr.contains("exited with status 3"), "{}", job.stderr);
 }
@@ -44,7 +45,7 @@ fn nonzero_exit_status_is_forwarded() {
 #[test]
 fn timeout_ends_a_hung_job() {
     let t = Instant::now();
-    let job = run_env(2, "pe_launch", &["hang"], &[], 2);
+    let job = run_rshmemrun_env(2, "pe_launch", &["hang"], &[], 2);
     assert_eq!(job.code, 124, "{}", job.stderr);
     assert!(job.stderr.contains("exceeded --timeout 2 s"), "{}", job.stderr);
     assert!(t.elapsed().as_secs_f64() < 8.0);
@@ -52,7 +53,7 @@ fn timeout_ends_a_hung_job() {
 
 #[test]
 fn wrong_key_is_refused() {
-    let job = run(2, "pe_launch", &["wrong-key"]);
+    let job = run_rshmemrun_env(2, "pe_launch", &["wrong-key"], &[], 120);
     assert_ne!(job.code, 0);
     assert!(job.stderr.contains("wrong job key"), "{}", job.stderr);
 }
@@ -71,7 +72,7 @@ fn exit_right_after_finalize_is_clean() {
     // PE 0 exits while the others still run: its Finalize frame and its exit reach the
     // launcher by different threads, and the launcher must not call that a death.
     for _ in 0..8 {
-        let job = run(4, "pe_launch", &["linger"]);
+        let job = run_rshmemrun_env(4, "pe_launch", &["linger"], &[], 120);
         assert_eq!(job.code, 0, "{}", job.stderr);
         assert!(!job.stderr.contains("before finalize"), "{}", job.stderr);
     }

@@ -5,9 +5,15 @@ use common::*;
 
 #[test]
 fn locked_plain_counter_loses_no_update_on_8_pes() {
-    let job = run(8, "pe_lock", &["counter", "2000"]);
+    let per_pe = work(2_000, 100);
+    let job = run(8, "pe_lock", &["counter", &per_pe.to_string()]);
     job.assert_ok();
-    assert!(job.stdout.contains("counter: 8 PEs x 2000 locked get+put increments: total 16000, none lost"), "{}", job.stdout);
+    let total = 8 * per_pe;
+    assert!(
+        job.stdout.contains(&format!("counter: 8 PEs x {per_pe} locked get+put increments: total {total}, none lost")),
+        "{}",
+        job.stdout
+    );
 }
 
 #[test]

@@ -31,17 +31,7 @@ fn mpirun(n: usize, example_name: &str, args: &[&str]) -> Job {
 
 /// [`mpirun`] with extra environment variables exported to every process.
 fn mpirun_env(n: usize, example_name: &str, args: &[&str], env: &[(&str, &str)]) -> Job {
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120", "-np"]).arg(n.to_string());
-    for (k, v) in env {
-        cmd.arg("-x").arg(format!("{k}={v}"));
-    }
-    let out = cmd.arg(example(example_name)).args(args).env_remove("RSHMEM_LAUNCHER_SOCK").output().expect("start mpirun");
-    Job {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    finish(mpirun_command(n, &example(example_name), args, env, 120).output().expect("start mpirun"))
 }
 
 /// Runs `example` alone (no launcher) with `env` set; it must fail to initialize.
@@ -52,12 +42,7 @@ fn alone(example_name: &str, env: &[(&str, &str)]) -> Job {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.output().expect("start example");
-    Job {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    finish(cmd.output().expect("start example"))
 }
 
 #[test]

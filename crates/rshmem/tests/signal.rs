@@ -5,10 +5,11 @@ use common::*;
 
 #[test]
 fn put_signal_never_shows_the_signal_before_the_data() {
-    let job = run(2, "pe_signal", &["order", "100000"]);
+    let rounds = work(100_000, 2_000);
+    let job = run(2, "pe_signal", &["order", &rounds.to_string()]);
     job.assert_ok();
-    assert_eq!(job.stdout.matches("order: 100000 rounds").count(), 2, "{}", job.stdout);
-    let job = run(4, "pe_signal", &["order", "10000"]);
+    assert_eq!(job.stdout.matches(&format!("order: {rounds} rounds")).count(), 2, "{}", job.stdout);
+    let job = run(4, "pe_signal", &["order", &work(10_000, 500).to_string()]);
     job.assert_ok();
     assert_eq!(job.stdout.matches("every signal seen came with its data").count(), 4, "{}", job.stdout);
 }

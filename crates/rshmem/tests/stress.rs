@@ -8,17 +8,19 @@ use common::*;
 
 #[test]
 fn random_rma_against_a_model_on_4_pes() {
-    let job = run(4, "pe_stress", &["4000", "1"]);
+    let rounds = work(4_000, 100);
+    let job = run(4, "pe_stress", &[&rounds.to_string(), "1"]);
     println!("{}", job.stdout.lines().find(|l| l.contains("rounds")).unwrap_or_default());
     job.assert_ok();
-    assert!(job.stdout.contains("pe_stress: 4000 rounds (seed 1) on 4 PEs: 96000 random operations"), "{}", job.stdout);
+    let ops = rounds * 24;
+    assert!(job.stdout.contains(&format!("pe_stress: {rounds} rounds (seed 1) on 4 PEs: {ops} random operations")), "{}", job.stdout);
     assert_eq!(job.stdout.matches("checks passed").count(), 4, "{}", job.stdout);
 }
 
 #[test]
 fn random_rma_against_a_model_on_8_pes() {
     // 8 PEs on a 2-core machine: PEs are preempted in the middle of transfers and waits.
-    let job = run(8, "pe_stress", &["1500", "2"]);
+    let job = run(8, "pe_stress", &[&work(1_500, 60).to_string(), "2"]);
     println!("{}", job.stdout.lines().find(|l| l.contains("rounds")).unwrap_or_default());
     job.assert_ok();
     assert_eq!(job.stdout.matches("checks passed").count(), 8, "{}", job.stdout);

@@ -5,12 +5,23 @@
 mod common;
 use common::*;
 
+/// Size of SHARED on a job of `n` PEs on this one host: all of them, or only the PE
+/// itself when `RSHMEM_TRANSPORT=ucx` maps no peer's heap.
+fn shared_size(n: usize) -> usize {
+    if over_ucx() {
+        1
+    } else {
+        n
+    }
+}
+
 #[test]
 fn teams_on_4_pes() {
     let job = run(4, "pe_teams", &[]);
     job.assert_ok();
     assert!(job.stdout.contains("5200 teams created and destroyed in sequence on 4 PEs"), "{}", job.stdout);
     assert!(job.stdout.contains("300 teams alive at once on 4 PEs"), "{}", job.stdout);
+    assert!(job.stdout.contains(&format!("SHARED holds {} of 4 PEs", shared_size(4))), "{}", job.stdout);
     assert_eq!(job.stdout.matches("checks passed").count(), 4, "{}", job.stdout);
 }
 
@@ -20,6 +31,7 @@ fn teams_on_7_pes() {
     let job = run(7, "pe_teams", &["600", "250"]);
     job.assert_ok();
     assert!(job.stdout.contains("250 teams alive at once on 7 PEs"), "{}", job.stdout);
+    assert!(job.stdout.contains(&format!("SHARED holds {} of 7 PEs", shared_size(7))), "{}", job.stdout);
     assert_eq!(job.stdout.matches("checks passed").count(), 7, "{}", job.stdout);
 }
 

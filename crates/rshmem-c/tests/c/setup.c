@@ -37,24 +37,34 @@ int main(void) {
     CHECK(shmem_addr_accessible(&local, (me + 1) % n) == 0, "stack address accessible");
     CHECK(shmem_addr_accessible(heap, n) == 0, "address accessible on PE n");
 
-    /* shmem_ptr: every PE is on this host, so peers' memory is directly addressable. */
+    /* shmem_ptr: every PE is on this host, so peers' memory is directly addressable,
+     * unless RSHMEM_TRANSPORT=ucx sends every pair through UCX and maps no peer. */
     int next = (me + 1) % n;
+    const char *transport = getenv("RSHMEM_TRANSPORT");
+    int mapped = !(transport && strcmp(transport, "ucx") == 0) || next == me;
     int *peer = shmem_ptr(heap, next);
-    CHECK(peer != NULL, "shmem_ptr returned NULL for a heap object");
-    *heap = -1;
-    shmem_barrier_all();
-    *peer = me;
-    shmem_barrier_all();
-    CHECK(*heap == (me + n - 1) % n, "store through shmem_ptr: got %d", *heap);
+    CHECK(shmem_ptr(heap, me) == heap, "shmem_ptr to this PE");
     CHECK(shmem_ptr(&local, next) == NULL, "shmem_ptr of a stack address");
-    int *gpeer = shmem_ptr(&global_word, next);
-    CHECK(gpeer != NULL, "shmem_ptr of a global");
-    shmem_barrier_all();
-    *gpeer = 1000 + me;
-    shmem_barrier_all();
-    CHECK(global_word == 1000 + (me + n - 1) % n, "store to a global through shmem_ptr: %d", global_word);
-    CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, heap, next) == (void *)peer, "team_ptr(WORLD) differs from ptr");
     CHECK(shmem_team_ptr(SHMEM_TEAM_INVALID, heap, next) == NULL, "team_ptr(INVALID) not NULL");
+    if (!mapped) {
+        CHECK(peer == NULL, "shmem_ptr to a peer with RSHMEM_TRANSPORT=ucx");
+        CHECK(shmem_ptr(&global_word, next) == NULL, "shmem_ptr of a global with RSHMEM_TRANSPORT=ucx");
+        CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, heap, next) == NULL, "team_ptr with RSHMEM_TRANSPORT=ucx");
+    } else {
+        CHECK(peer != NULL, "shmem_ptr returned NULL for a heap object");
+        *heap = -1;
+        shmem_barrier_all();
+        *peer = me;
+        shmem_barrier_all();
+        CHECK(*heap == (me + n - 1) % n, "store through shmem_ptr: got %d", *heap);
+        int *gpeer = shmem_ptr(&global_word, next);
+        CHECK(gpeer != NULL, "shmem_ptr of a global");
+        shmem_barrier_all();
+        *gpeer = 1000 + me;
+        shmem_barrier_all();
+        CHECK(global_word == 1000 + (me + n - 1) % n, "store to a global through shmem_ptr: %d", global_word);
+        CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, heap, next) == (void *)peer, "team_ptr(WORLD) differs from ptr");
+    }
 
     int major = 0, minor = 0;
     shmem_info_get_version(&major, &minor);

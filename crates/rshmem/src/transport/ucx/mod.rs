@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 use crate::heap::SegmentHook;
 use ffi::{classify, Started, Ucp};
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -251,6 +251,12 @@ pub struct UcxTransport {
     regions: RwLock<Vec<Region>>,
     progress: std::sync::Mutex<Option<JoinHandle<()>>>,
     closed: AtomicBool,
+    /// Per PE: puts issued to it so far (counted once each `ucp_put_nbx` was issued).
+    puts: Vec<AtomicU64>,
+    /// Per PE: the put count a completed flush of its endpoint covers. Quiet flushes only
+    /// endpoints with puts beyond it (a flush is a round trip to the peer; gets and
+    /// atomics are complete when they return and need none).
+    flushed: Vec<AtomicU64>,
 }
 
 // SAFETY: endpoints and rkeys are used through the thread-safe worker (multi mode);
@@ -288,6 +294,8 @@ impl UcxTransport {
             regions: RwLock::new(Vec::new()),
             progress: std::sync::Mutex::new(None),
             closed: AtomicBool::new(false),
+            puts: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
+            flushed: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
         };
         let handle = std::thread::Builder::new()
             .name(format!("rshmem-ucx-progress-pe{my_pe}"))
@@ -526,6 +534,9 @@ impl Transport for UcxTransport {
             let started = unsafe { (self.w.ucp.ucp_put_nbx)(ep, src[start..].as_ptr().cast(), n, raddr, rkey, &param) };
             self.w.wait(started, || format!("put of {n} bytes to PE {pe} at offset {:#x}", offset + start));
         });
+        // Counted after it was issued: a flush started after a quiet read this count
+        // covers the put.
+        self.puts[pe].fetch_add(1, Ordering::Release);
     }
 
     fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
@@ -571,18 +582,24 @@ impl Transport for UcxTransport {
 
     fn quiet(&self, pe: Option<usize>) {
         let param = ffi::ucp_request_param_t::empty();
-        match pe {
-            Some(pe) if !self.eps[pe].is_null() => {
+        let pes = match pe {
+            Some(pe) => pe..pe + 1,
+            None => 0..self.n_pes,
+        };
+        // Start a flush on every endpoint with puts no completed flush covers, then wait
+        // for all of them (the round trips overlap). Another thread's flush still in
+        // flight covers nothing yet, so two threads' quiets may both flush: never neither.
+        let mut started = Vec::new();
+        for pe in pes.filter(|&pe| !self.eps[pe].is_null()) {
+            let issued = self.puts[pe].load(Ordering::Acquire);
+            if self.flushed[pe].load(Ordering::Acquire) < issued {
                 // SAFETY: live endpoint.
-                let started = unsafe { (self.w.ucp.ucp_ep_flush_nbx)(self.eps[pe], &param) };
-                self.w.wait(started, || format!("flush of the endpoint to PE {pe}"));
+                started.push((pe, issued, unsafe { (self.w.ucp.ucp_ep_flush_nbx)(self.eps[pe], &param) }));
             }
-            Some(_) => {}
-            None => {
-                // SAFETY: live worker.
-                let started = unsafe { (self.w.ucp.ucp_worker_flush_nbx)(self.w.worker, &param) };
-                self.w.wait(started, || "worker flush".into());
-            }
+        }
+        for (pe, issued, s) in started {
+            self.w.wait(s, || format!("flush of the endpoint to PE {pe}"));
+            self.flushed[pe].fetch_max(issued, Ordering::Release);
         }
     }
 
