@@ -38,7 +38,7 @@ fn mpirun_env(n: usize, example_name: &str, args: &[&str], env: &[(&str, &str)])
 fn alone(example_name: &str, env: &[(&str, &str)]) -> Job {
     let mut cmd = Command::new(example(example_name));
     cmd.env_remove("RSHMEM_LAUNCHER_SOCK").env_remove("PMIX_RANK").env_remove("PMIX_NAMESPACE");
-    cmd.env_remove("OMPI_COMM_WORLD_SIZE");
+    cmd.env_remove("OMPI_COMM_WORLD_SIZE").env_remove("SLURM_STEP_NUM_TASKS");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -68,8 +68,9 @@ pub trait Bootstrap: Send {
 /// Picks the bootstrap from the environment: the launcher's when `RSHMEM_LAUNCHER_SOCK`
 /// is set; PMIx's when a PMIx launcher (`mpirun`, `prterun`, `srun --mpi=pmix`) set
 /// `PMIX_RANK` or `PMIX_NAMESPACE`; otherwise a single PE. When the environment says a
-/// multi-process launcher started us but PMIx cannot be used, it fails rather than run
-/// as one of N unconnected single PEs.
+/// multi-process launcher started us (`OMPI_COMM_WORLD_SIZE` of `mpirun`,
+/// `SLURM_STEP_NUM_TASKS` of `srun` without `--mpi=pmix`) but PMIx cannot be used, it
+/// fails rather than run as one of N unconnected single PEs.
 pub fn from_env() -> Result<Box<dyn Bootstrap>> {
     if let Some(path) = std::env::var_os("RSHMEM_LAUNCHER_SOCK") {
         return Ok(Box::new(launched::LaunchedBootstrap::connect(path.as_ref())?));
@@ -83,6 +84,14 @@ pub fn from_env() -> Result<Box<dyn Bootstrap>> {
             "OMPI_COMM_WORLD_SIZE={ompi_size} says mpirun started {ompi_size} processes, but PMIX_RANK and \
              PMIX_NAMESPACE are not set, so there is no PMIx server to join; use an Open MPI built with PMIx \
              (4.x or newer) or start the job with rshmemrun"
+        )));
+    }
+    let slurm_size = std::env::var("SLURM_STEP_NUM_TASKS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(1);
+    if slurm_size > 1 {
+        return Err(Error::Bootstrap(format!(
+            "SLURM_STEP_NUM_TASKS={slurm_size} says srun started {slurm_size} tasks, but PMIX_RANK and \
+             PMIX_NAMESPACE are not set, so there is no PMIx server to join; start the job with \
+             `srun --mpi=pmix` (or set MpiDefault=pmix in slurm.conf)"
         )));
     }
     Ok(Box::new(single::SinglePe))
