@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh.
-# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|all]
+# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|remote|all]
+# (SKIP_COMPILE_CHECK=1 skips the NVRTC compile of every kernel source first.)
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 # Logs are written to a scratch folder and packed into one archive in the results folder.
@@ -14,7 +15,9 @@ what=${1:-all}
 summary=()
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"; tar czf "$RESULTS/gpu-logs.tgz" -C "$OUT" . 2>/dev/null; }
 nvidia-smi --query-gpu=name,memory.used,memory.total,clocks.sm --format=csv | tee "$OUT/gpu.txt"
-"$B/gpu_compile_check" sm_90 2>&1 | tee "$OUT/compile.log"; note "compile_check rc=${PIPESTATUS[0]}"
+if [[ ${SKIP_COMPILE_CHECK:-0} != 1 ]]; then
+  "$B/gpu_compile_check" sm_90 2>&1 | tee "$OUT/compile.log"; note "compile_check rc=${PIPESTATUS[0]}"
+fi
 if [[ $what == suite || $what == all ]]; then
   for n in 2 4; do
     "$B/rshmemrun" -n $n --timeout 240 "$B/gpu_suite" > "$OUT/suite$n.log" 2>&1; rc=$?
@@ -56,6 +59,19 @@ if [[ $what == proxy || $what == all ]]; then
     grep -E "FAIL|passed|numbers|  put|  g " "$OUT/proxy_${tls%%,*}.log" | head -20
     note "gpu_proxy UCX_TLS=$tls rc=$rc: $(grep -h 'passed,' "$OUT/proxy_${tls%%,*}.log" | head -1)"
   done
+fi
+if [[ $what == remote || $what == all ]]; then
+  # GPU collectives on teams with members behind the proxy (the proxy protocol): every
+  # peer through UCX tcp on 2 PEs, then 4 PEs as two simulated hosts of 2 (RSHMEM_HOST):
+  # mapped members by copies, the other host's through the proxy.
+  ucx_env=(UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=60)
+  env RSHMEM_TRANSPORT=ucx "${ucx_env[@]}" "$B/rshmemrun" -n 2 --timeout ${REMOTE_TIMEOUT:-200} "$B/gpu_coll" > "$OUT/coll_ucx2.log" 2>&1; rc=$?
+  grep -E "FAIL|left out" "$OUT/coll_ucx2.log" | head -10
+  note "gpu_coll 2 PEs RSHMEM_TRANSPORT=ucx rc=$rc: $(grep -h 'passed,' "$OUT/coll_ucx2.log" | head -1)"
+  env "${ucx_env[@]}" "$B/rshmemrun" -n 4 --timeout ${REMOTE_TIMEOUT:-200} /bin/sh -c 'RSHMEM_HOST=h$((RSHMEM_PE / 2)) exec "$0" "$@"' "$B/gpu_coll" \
+    > "$OUT/coll_hosts4.log" 2>&1; rc=$?
+  grep -E "FAIL|left out" "$OUT/coll_hosts4.log" | head -10
+  note "gpu_coll 4 PEs on 2 simulated hosts rc=$rc: $(grep -h 'passed,' "$OUT/coll_hosts4.log" | head -1)"
 fi
 if [[ $what == bench || $what == all ]]; then
   for n in ${MOE_BENCH_PES:-1 2}; do

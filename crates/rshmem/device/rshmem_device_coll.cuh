@@ -1,4 +1,4 @@
-// rshmem device collectives over mapped peers, at every scope:
+// rshmem device collectives, at every scope:
 //   thread (no suffix, or _thread), _warp, _block, _grid (every thread of a cooperative
 //   launch works on one collective), and the host's on-stream forms (which launch the grid
 //   forms with a sequence number the host assigned at enqueue time).
@@ -14,6 +14,11 @@
 //           8 lanes of a warp with 16-byte stores in one instruction (relies on a warp's
 //           128-byte store being seen whole, which holds for same-GPU and NVLink peers:
 //           every mapped GPU peer here; never used at thread scope).
+//   proxy:  teams with a member on another host (no pointer to it): puts between two team
+//           barriers, direct copies to mapped members and host-proxy requests for the
+//           others; reductions gather through the scratch slots a slot's size at a time.
+//           Always chosen for such teams (every member agrees); calls on such a team must
+//           not overlap (they share the team barrier).
 //
 // Synchronization sets: each of the first `coll_teams` team slots has 2 spaces (0: calls
 // from kernels, numbered by a per-team device counter; 1: on-stream calls, numbered by
@@ -38,6 +43,7 @@
 #define RSHMEMX_PROTO_SIMPLE 1
 #define RSHMEMX_PROTO_LL 2
 #define RSHMEMX_PROTO_LL128 3
+#define RSHMEMX_PROTO_PROXY 4
 
 // ---------------------------------------------------------------- 16-bit floats (no headers)
 struct rshmem_half { unsigned short bits; };
@@ -316,10 +322,20 @@ __device__ __forceinline__ rshmem_u64 rshmemi_ll128_capacity() { return rshmem_s
 
 // The protocol of a call moving `bytes` per pair of PEs (the thresholds mirror
 // coll::gpu_select on the host). Every PE computes the same answer from the same inputs.
+// Whether some member of the call's team is reached only through the proxy (another host).
+__device__ __forceinline__ bool rshmemi_cs_remote(const rshmemi_cs& c) {
+    for (int r = 0; r < c.np; r++)
+        if (rshmemi_proxied(rshmemi_cs_pe(c, r))) return true;
+    return false;
+}
+
 template <int S>
 __device__ __forceinline__ int rshmemi_pick(const rshmemi_cs& c, rshmem_u64 bytes, int proto) {
-    if (!c.scratch || c.np <= 1) return RSHMEMX_PROTO_SIMPLE;
+    if (c.np <= 1) return RSHMEMX_PROTO_SIMPLE;
+    if (rshmemi_cs_remote(c)) return RSHMEMX_PROTO_PROXY;
+    if (!c.scratch) return RSHMEMX_PROTO_SIMPLE;
     if (proto == RSHMEMX_PROTO_AUTO) proto = rshmem_state.coll_proto;
+    if (proto == RSHMEMX_PROTO_PROXY) return RSHMEMX_PROTO_PROXY;
     if (proto == RSHMEMX_PROTO_AUTO) {
         if (bytes <= rshmem_state.coll_ll_max) proto = RSHMEMX_PROTO_LL;
         else if (bytes <= rshmem_state.coll_ll128_max) proto = RSHMEMX_PROTO_LL128;
@@ -522,6 +538,83 @@ __device__ __forceinline__ void rshmemi_move_lines(const rshmemi_cs& c, char* d,
     });
 }
 
+// ---------------------------------------------------------------- proxy protocol
+// For teams with members on other hosts: every contribution is a put (a copy by the
+// scope's lanes to a mapped member or this PE, a request by its leader to the host proxy
+// for the others) between two team barriers; the barrier's quiet waits for the proxy's
+// puts to complete, so after it every block is in place.
+
+// `n` bytes from this PE's `src` to `dst` (a symmetric address) on team rank `r`.
+template <int S>
+__device__ __forceinline__ void rshmemi_proxy_send(const rshmemi_cs& c, void* dst, const void* src, rshmem_u64 n, int r, const char* call) {
+    typedef rshmemi_scope<S> SC;
+    int pe = rshmemi_cs_pe(c, r);
+    if (n == 0) return;
+    if (rshmemi_proxied(pe)) {
+        if (SC::leader()) rshmemi_proxy_put(call, dst, src, n, pe, false);
+    } else {
+        rshmemi_copy(rshmemi_remote(dst, pe), src, n, SC::lane(), SC::lanes());
+    }
+}
+
+// The barrier between the puts and the reads: each lane's stores first (direct copies),
+// then the team barrier (the leader quiets the proxy and meets every member).
+template <int S>
+__device__ __forceinline__ void rshmemi_proxy_barrier(const rshmemi_cs& c) {
+    __threadfence_system();
+    rshmemi_team_barrier<S>(c.team);
+}
+
+template <int S>
+__device__ __forceinline__ void rshmemi_move_proxy(const rshmemi_cs& c, char* d, const char* s, rshmem_u64 n, int kind, int root, const char* call) {
+    typedef rshmemi_scope<S> SC;
+    rshmemi_team_barrier<S>(c.team);  // every member is in the call: its dest may change
+    if (kind == 0) {
+        if (c.me == root) {
+            for (int k = 0; k < c.np; k++) {
+                int r = (c.me + k) % c.np;
+                if (r != c.me) rshmemi_proxy_send<S>(c, d, s, n, r, call);
+                else if (d != s) rshmemi_copy(d, s, n, SC::lane(), SC::lanes());
+            }
+        }
+    } else {
+        for (int k = 0; k < c.np; k++) {
+            int r = (c.me + k) % c.np;
+            rshmemi_proxy_send<S>(c, d + (rshmem_u64)c.me * n, kind == 2 ? s + (rshmem_u64)r * n : s, n, r, call);
+        }
+    }
+    rshmemi_proxy_barrier<S>(c);
+}
+
+// Reductions gather one chunk at a time: each PE puts its block for rank r into r's scratch
+// slot of this PE (the slot `rshmemi_cs_slot(c, me)`, the same offset on every PE), then
+// every PE combines the slots of ranks 0..np-1 in rank order.
+template <int S, typename T, typename OP>
+__device__ __forceinline__ void rshmemi_reduce_proxy(const rshmemi_cs& c, T* dest, const T* src, rshmem_size_t n, int kind, const OP& op, const char* call) {
+    typedef rshmemi_scope<S> SC;
+    typedef rshmemi_arith<T> AR;
+    if (!c.scratch)
+        rshmemi_fail(call, "a reduction on a team with members on other hosts needs the team's synchronization sets (team slot below 4)", c.team, 0, 0);
+    rshmem_size_t chunk = rshmem_state.coll_slot_bytes / sizeof(T);
+    for (rshmem_size_t o = 0; o < n; o += chunk) {
+        rshmem_size_t len = n - o < chunk ? n - o : chunk;
+        rshmemi_team_barrier<S>(c.team);  // every member has finished reading the slots
+        for (int k = 0; k < c.np; k++) {
+            int r = (c.me + k) % c.np;
+            const T* part = src + (kind ? (rshmem_size_t)r * n : 0) + o;
+            rshmemi_proxy_send<S>(c, rshmemi_cs_slot(c, c.me), part, (rshmem_u64)len * sizeof(T), r, call);
+        }
+        rshmemi_proxy_barrier<S>(c);
+        for (rshmem_size_t i = SC::lane(); i < len; i += SC::lanes()) {
+            typename AR::acc a = AR::up(rshmemi_ld((const T*)rshmemi_cs_slot(c, 0) + i));
+            for (int r = 1; r < c.np; r++) a = op.f(a, AR::up(rshmemi_ld((const T*)rshmemi_cs_slot(c, r) + i)));
+            dest[o + i] = AR::down(a);
+        }
+    }
+    // The next call's first barrier keeps the slots until every member has read them.
+    SC::sync(c);
+}
+
 // kind 0: all-reduce (every PE contributes src[0..n)), 1: reduce-scatter (PE r receives the
 // reduction of every PE's src[r*n..(r+1)*n)). n elements.
 template <int S, typename T, typename OP>
@@ -531,7 +624,9 @@ __device__ __forceinline__ void rshmemi_reduce(rshmem_team_t team, T* dest, cons
     rshmemi_cs c = rshmemi_begin<S>(team, host_seq, call);
     rshmem_u64 bytes = (rshmem_u64)n * sizeof(T);
     int p = rshmemi_pick<S>(c, bytes, proto);
-    if (p == RSHMEMX_PROTO_SIMPLE) {
+    if (p == RSHMEMX_PROTO_PROXY) {
+        rshmemi_reduce_proxy<S, T, OP>(c, dest, src, n, kind, op, call);
+    } else if (p == RSHMEMX_PROTO_SIMPLE) {
         typedef rshmemi_arith<T> AR;
         rshmemi_set_barrier<S>(c, 0, call);
         rshmem_size_t first = kind ? (rshmem_size_t)c.me * n : 0;
@@ -584,7 +679,9 @@ __device__ __forceinline__ void rshmemi_move(rshmem_team_t team, void* dest, con
     int p = rshmemi_pick<S>(c, n, proto);
     char* d = (char*)dest;
     const char* s = (const char*)src;
-    if (p == RSHMEMX_PROTO_SIMPLE) {
+    if (p == RSHMEMX_PROTO_PROXY) {
+        rshmemi_move_proxy<S>(c, d, s, n, kind, root, call);
+    } else if (p == RSHMEMX_PROTO_SIMPLE) {
         rshmemi_set_barrier<S>(c, 0, call);
         if (kind == 0) {
             if (c.me != root || dest != src) rshmemi_copy(dest, rshmemi_remote(src, rshmemi_cs_pe(c, root)), n, SC::lane(), SC::lanes());

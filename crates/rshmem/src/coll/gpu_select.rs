@@ -9,6 +9,8 @@
 //!
 //! ```text
 //! team of 1 PE ............................................ simple (a local copy)
+//! a member this PE reaches only through its proxy
+//!   (another host), or proxy forced ....................... proxy (puts between team barriers)
 //! team slot >= GPU_COLL_TEAMS (no synchronization sets) ... simple (team-barrier delimited)
 //! bytes <= LL_MAX (4 KiB) ................................. LL    (16-byte lines, 8 B data + flag)
 //! bytes <= LL128_MAX (60 KiB), not thread scope ........... LL128 (128-byte lines, 120 B data + flag)
@@ -25,6 +27,14 @@
 //! message does not fit (LL: `GPU_COLL_SLOT_BYTES / 2`, LL128: `GPU_COLL_SLOT_BYTES / 128 * 120`
 //! bytes) or the scope cannot run (LL128 at thread scope: LL) falls back the same way on
 //! every PE. The thresholds are first guesses; tune them against `gpu_coll --bench`.
+//!
+//! The proxy protocol is for teams that span hosts: a PE has no pointer to a member on
+//! another host, so it cannot load or store there. Each contribution is a put instead
+//! (a copy to mapped members, a request to the host proxy for the others) between two
+//! team barriers, whose quiet waits for the proxy's puts; the reductions gather every
+//! member's block into this PE's scratch slots (one slot per source, `GPU_COLL_SLOT_BYTES`
+//! at a time) and combine them in rank order. Every PE sees some member behind the proxy
+//! when any does (hosts are disjoint), so all agree on it.
 
 use crate::error::{Error, Result};
 
@@ -52,6 +62,9 @@ pub enum GpuProto {
     Ll,
     /// 120 bytes of data and an 8-byte flag per 128-byte line, stored by 8 lanes of a warp.
     Ll128,
+    /// Puts (direct or through the host proxy) between team barriers: teams with members
+    /// on other hosts.
+    Proxy,
 }
 
 impl GpuProto {
@@ -62,6 +75,7 @@ impl GpuProto {
             GpuProto::Simple => 1,
             GpuProto::Ll => 2,
             GpuProto::Ll128 => 3,
+            GpuProto::Proxy => 4,
         }
     }
 
@@ -71,6 +85,7 @@ impl GpuProto {
             1 => GpuProto::Simple,
             2 => GpuProto::Ll,
             3 => GpuProto::Ll128,
+            4 => GpuProto::Proxy,
             _ => GpuProto::Auto,
         }
     }
@@ -82,20 +97,22 @@ impl GpuProto {
             GpuProto::Simple => "simple",
             GpuProto::Ll => "ll",
             GpuProto::Ll128 => "ll128",
+            GpuProto::Proxy => "proxy",
         }
     }
 
-    /// Parses `auto`, `simple`, `ll` or `ll128` (case-insensitive).
+    /// Parses `auto`, `simple`, `ll`, `ll128` or `proxy` (case-insensitive).
     pub fn parse(text: &str) -> Result<GpuProto> {
         match text.trim().to_ascii_lowercase().as_str() {
             "" | "auto" => Ok(GpuProto::Auto),
             "simple" => Ok(GpuProto::Simple),
             "ll" => Ok(GpuProto::Ll),
             "ll128" => Ok(GpuProto::Ll128),
+            "proxy" => Ok(GpuProto::Proxy),
             other => Err(Error::InvalidArgument {
                 call: "init",
                 arg: "RSHMEM_GPU_COLL_PROTO",
-                detail: format!("`{other}` is not auto, simple, ll or ll128"),
+                detail: format!("`{other}` is not auto, simple, ll, ll128 or proxy"),
                 pe: 0,
             }),
         }
@@ -112,10 +129,17 @@ pub enum GpuScope {
 }
 
 /// The protocol of a GPU collective moving `bytes` per pair of PEs on a team of
-/// `team_size` with synchronization sets (`has_sets`); `forced` is the per-call or
-/// `RSHMEM_GPU_COLL_PROTO` choice. Mirrors `rshmemi_pick` in the device header.
-pub fn gpu_proto(bytes: usize, team_size: usize, has_sets: bool, scope: GpuScope, forced: GpuProto) -> GpuProto {
-    if !has_sets || team_size <= 1 {
+/// `team_size` with synchronization sets (`has_sets`), `remote` when some member is
+/// reached only through the proxy; `forced` is the per-call or `RSHMEM_GPU_COLL_PROTO`
+/// choice. Mirrors `rshmemi_pick` in the device header.
+pub fn gpu_proto(bytes: usize, team_size: usize, has_sets: bool, remote: bool, scope: GpuScope, forced: GpuProto) -> GpuProto {
+    if team_size <= 1 {
+        return GpuProto::Simple;
+    }
+    if remote {
+        return GpuProto::Proxy;
+    }
+    if !has_sets {
         return GpuProto::Simple;
     }
     let mut p = match forced {
@@ -160,7 +184,7 @@ mod tests {
         assert_eq!(GpuProto::parse("LL128").unwrap(), GpuProto::Ll128);
         assert_eq!(GpuProto::parse("").unwrap(), GpuProto::Auto);
         assert!(GpuProto::parse("fast").is_err());
-        for p in [GpuProto::Auto, GpuProto::Simple, GpuProto::Ll, GpuProto::Ll128] {
+        for p in [GpuProto::Auto, GpuProto::Simple, GpuProto::Ll, GpuProto::Ll128, GpuProto::Proxy] {
             assert_eq!(GpuProto::parse(p.name()).unwrap(), p);
             assert_eq!(GpuProto::from_code(p.code()), p);
         }
@@ -169,16 +193,23 @@ mod tests {
     #[test]
     fn tree_picks() {
         let w = GpuScope::Warps;
-        assert_eq!(gpu_proto(8, 2, true, w, GpuProto::Auto), GpuProto::Ll);
-        assert_eq!(gpu_proto(LL_MAX, 4, true, w, GpuProto::Auto), GpuProto::Ll);
-        assert_eq!(gpu_proto(LL_MAX + 1, 4, true, w, GpuProto::Auto), GpuProto::Ll128);
-        assert_eq!(gpu_proto(LL_MAX + 1, 4, true, GpuScope::Thread, GpuProto::Auto), GpuProto::Ll);
-        assert_eq!(gpu_proto(LL128_MAX + 1, 4, true, w, GpuProto::Auto), GpuProto::Simple);
-        assert_eq!(gpu_proto(8, 1, true, w, GpuProto::Ll), GpuProto::Simple);
-        assert_eq!(gpu_proto(8, 4, false, w, GpuProto::Ll), GpuProto::Simple);
-        assert_eq!(gpu_proto(1 << 20, 4, true, w, GpuProto::Ll), GpuProto::Simple);
-        assert_eq!(gpu_proto(LL_CAPACITY, 4, true, w, GpuProto::Ll), GpuProto::Ll);
-        assert_eq!(gpu_proto(100, 4, true, w, GpuProto::Simple), GpuProto::Simple);
+        assert_eq!(gpu_proto(8, 2, true, false, w, GpuProto::Auto), GpuProto::Ll);
+        assert_eq!(gpu_proto(LL_MAX, 4, true, false, w, GpuProto::Auto), GpuProto::Ll);
+        assert_eq!(gpu_proto(LL_MAX + 1, 4, true, false, w, GpuProto::Auto), GpuProto::Ll128);
+        assert_eq!(gpu_proto(LL_MAX + 1, 4, true, false, GpuScope::Thread, GpuProto::Auto), GpuProto::Ll);
+        assert_eq!(gpu_proto(LL128_MAX + 1, 4, true, false, w, GpuProto::Auto), GpuProto::Simple);
+        assert_eq!(gpu_proto(8, 1, true, false, w, GpuProto::Ll), GpuProto::Simple);
+        assert_eq!(gpu_proto(8, 4, false, false, w, GpuProto::Ll), GpuProto::Simple);
+        assert_eq!(gpu_proto(1 << 20, 4, true, false, w, GpuProto::Ll), GpuProto::Simple);
+        assert_eq!(gpu_proto(LL_CAPACITY, 4, true, false, w, GpuProto::Ll), GpuProto::Ll);
+        assert_eq!(gpu_proto(100, 4, true, false, w, GpuProto::Simple), GpuProto::Simple);
+        // A member behind the proxy: the proxy protocol whatever was forced; forced
+        // proxy on a mapped team with sets.
+        assert_eq!(gpu_proto(8, 4, true, true, w, GpuProto::Ll), GpuProto::Proxy);
+        assert_eq!(gpu_proto(1 << 30, 4, false, true, w, GpuProto::Auto), GpuProto::Proxy);
+        assert_eq!(gpu_proto(8, 1, true, true, w, GpuProto::Auto), GpuProto::Simple);
+        assert_eq!(gpu_proto(8, 4, true, false, GpuScope::Thread, GpuProto::Proxy), GpuProto::Proxy);
+        assert_eq!(gpu_proto(8, 4, false, false, w, GpuProto::Proxy), GpuProto::Simple);
     }
 
     #[test]

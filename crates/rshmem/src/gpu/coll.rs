@@ -51,6 +51,8 @@ fn op_code(op: ReduceOp) -> i32 {
 struct StreamCall {
     slot: i32,
     size: usize,
+    /// Some member is reached only through the proxy.
+    remote: bool,
 }
 
 impl Ctx {
@@ -70,17 +72,23 @@ impl Ctx {
         const CALL: &str = "gpu_coll_proto";
         let t = self.team_info(CALL, team)?;
         let g = self.gpu().ok_or(Error::Unsupported { call: CALL, detail: "GPU collectives need GPU PEs".into() })?;
-        Ok(self.stream_proto(g, t.slot, t.size, bytes))
+        Ok(self.stream_proto(g, t.slot, t.size, self.team_remote(&t), bytes))
     }
 
-    fn stream_proto(&self, g: &super::Gpu, slot: usize, size: usize, bytes: usize) -> GpuProto {
+    /// Whether some member of `t` is not mapped here (another host: reached only through
+    /// the proxy), which makes its collectives take the proxy protocol.
+    fn team_remote(&self, t: &crate::team::TeamInfo) -> bool {
+        (0..t.size).any(|i| !self.rt.heap.is_mapped(t.world_pe(i)))
+    }
+
+    fn stream_proto(&self, g: &super::Gpu, slot: usize, size: usize, remote: bool, bytes: usize) -> GpuProto {
         let mut forced = GpuProto::from_code(g.coll_proto.load(Ordering::Relaxed));
         if forced == GpuProto::Auto {
             // RSHMEM_GPU_COLL_PROTO, as the device state carries it.
             forced = GpuProto::from_code(g.state.lock().expect("state").coll_proto);
         }
         let has_sets = slot < g.coll_host_seq.lock().expect("coll seq").len();
-        gpu_select::gpu_proto(bytes, size, has_sets, GpuScope::Warps, forced)
+        gpu_select::gpu_proto(bytes, size, has_sets, remote, GpuScope::Warps, forced)
     }
 
     fn stream_coll_check<T: SymType>(
@@ -93,17 +101,6 @@ impl Ctx {
         if self.gpu().is_none() {
             return Err(Error::Unsupported { call, detail: "on-stream collectives need GPU PEs".into() });
         }
-        // The kernels load and store peers' memory directly: every member must be mapped
-        // here (same host), not reached only through the proxy.
-        if let Some(pe) = (0..t.size).map(|i| t.start + i * t.stride).find(|&pe| !self.rt.heap.is_mapped(pe)) {
-            return Err(Error::Unsupported {
-                call,
-                detail: format!(
-                    "PE {pe} of the team is on another host (not mapped on PE {}); GPU collectives need every member mapped",
-                    self.my_pe()
-                ),
-            });
-        }
         for (s, arg, need) in arrays {
             if s.len() < *need {
                 return Err(Error::InvalidArgument {
@@ -114,7 +111,7 @@ impl Ctx {
                 });
             }
         }
-        Ok(StreamCall { slot: t.slot as i32, size: t.size })
+        Ok(StreamCall { slot: t.slot as i32, size: t.size, remote: self.team_remote(&t) })
     }
 
     /// Numbers the call, picks its protocol and launches `kernel` with `args` followed
@@ -122,7 +119,7 @@ impl Ctx {
     fn stream_launch(&self, kernel: &str, c: &StreamCall, bytes: usize, stream: &Stream, args: &[A]) -> Result<()> {
         let g = self.gpu().expect("checked");
         let slot = c.slot as usize;
-        let proto = self.stream_proto(g, slot, c.size, bytes);
+        let proto = self.stream_proto(g, slot, c.size, c.remote, bytes);
         // Teams without synchronization sets are numbered 0: the kernel then uses the team
         // barrier. Calls captured into a graph are numbered 0 too: each replay then takes
         // the team's device counter at run time (like a device-scope call), so replays
