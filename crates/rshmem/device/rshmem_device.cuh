@@ -654,7 +654,16 @@ __device__ __forceinline__ void rshmemi_team_sync(rshmem_team_t team, const char
     int round = 0;
     for (int dist = 1; dist < t->size; dist *= 2, round++) {
         int partner = t->start + ((me + dist) % t->size) * t->stride;
-        rshmemi_add_u64(&counters[round], 1ull, partner, call);
+        // Each round has one sender per receiver, so the counter of a finished round holds
+        // the epoch either way. A partner behind the proxy gets the epoch as a put: the
+        // target then writes it with a copy, where an atomic would need a kernel on its
+        // GPU, which a grid filling every SM (waiting in this barrier) would keep out.
+        if (rshmemi_proxied(partner)) {
+            rshmem_u64 v = epoch;
+            rshmemi_proxy_put(call, &counters[round], &v, sizeof v, partner, false);
+        } else {
+            rshmemi_add_u64(&counters[round], 1ull, partner, call);
+        }
         rshmemi_waiter w;
         while (*(volatile rshmem_u64*)&counters[round] < epoch) w.tick(call, &counters[round]);
     }

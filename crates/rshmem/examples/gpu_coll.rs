@@ -361,7 +361,8 @@ fn main() {
     let bb: Bufs<u8> = bufs(&ctx, big);
     let world: Vec<usize> = (0..np).collect();
     // Peers without a pointer: the proxy protocol for every call on the world team.
-    let remote = (0..np).any(|p| ctx.ptr(&ub.dst, p).is_none());
+    // (SHARED is the PEs this PE maps.)
+    let remote = ctx.team_n_pes(Team::SHARED).unwrap() < np;
     let protos: &[GpuProto] = if remote { &[GpuProto::Auto] } else { &PROTOS };
     if remote {
         let p = ctx.gpu_coll_proto(Team::WORLD, 8).unwrap();
@@ -381,7 +382,13 @@ fn main() {
         if !members.contains(&me) {
             continue;
         }
-        let sizes: Vec<usize> = if *full { sizes.to_vec() } else { vec![7, 1000, LL_MAX + 8] };
+        // Behind the proxy every call is a few proxy round trips: fewer sizes, still one
+        // past a scratch slot (several chunks) and 1 MiB.
+        let sizes: Vec<usize> = match (*full, remote) {
+            (true, false) => sizes.to_vec(),
+            (true, true) => vec![7, 1000, LL128_MAX + 8, big],
+            (false, _) => vec![7, 1000, LL_MAX + 8],
+        };
         for scope in 0..5 {
             for &proto in protos {
                 for &bytes in &sizes {
@@ -399,7 +406,7 @@ fn main() {
                 }
                 // The type matrix at a few sizes (elements).
                 if *full && (proto != GpuProto::Auto || remote) {
-                    for n in [7usize, 1000] {
+                    for &n in if remote { &[7usize][..] } else { &[7usize, 1000][..] } {
                         for kind in 0..2 {
                             reduce_check(&mut e, &mut r, &fb, *team, members, kind, ReduceOp::Min, n, scope, proto);
                             reduce_check(&mut e, &mut r, &ib, *team, members, kind, ReduceOp::Xor, n, scope, proto);

@@ -75,10 +75,11 @@ impl Ctx {
         Ok(self.stream_proto(g, t.slot, t.size, self.team_remote(&t), bytes))
     }
 
-    /// Whether some member of `t` is not mapped here (another host: reached only through
-    /// the proxy), which makes its collectives take the proxy protocol.
+    /// Whether the device API reaches some member of `t` through the host proxy (another
+    /// host, or every peer under `RSHMEM_TRANSPORT=ucx`), which makes its collectives take
+    /// the proxy protocol (the device's `rshmemi_proxied` answers the same).
     fn team_remote(&self, t: &crate::team::TeamInfo) -> bool {
-        (0..t.size).any(|i| !self.rt.heap.is_mapped(t.world_pe(i)))
+        self.rt.proxy.as_ref().is_some_and(|p| (0..t.size).any(|i| p.serves(t.world_pe(i))))
     }
 
     fn stream_proto(&self, g: &super::Gpu, slot: usize, size: usize, remote: bool, bytes: usize) -> GpuProto {

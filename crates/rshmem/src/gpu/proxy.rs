@@ -97,6 +97,8 @@ struct Inner {
     done: PinnedHost,
     control: PinnedHost,
     transports: TransportTable,
+    /// Per PE: reached through this proxy.
+    through: Vec<bool>,
     my_pe: usize,
     n_pes: usize,
     /// Transport offset of the device heap's first byte (the host runtime area's size).
@@ -142,6 +144,7 @@ impl Proxy {
             done,
             control,
             transports,
+            through: flags.iter().map(|&f| f == 1).collect(),
             my_pe,
             n_pes,
             host_offset,
@@ -166,6 +169,11 @@ impl Proxy {
             .map_err(|e| Error::os("start the GPU proxy thread", e))?;
         tracing::debug!(pe = my_pe, "GPU proxy up for {} peers", flags.iter().filter(|&&f| f == 1).count());
         Ok(Proxy { inner, thread: Mutex::new(Some(handle)) })
+    }
+
+    /// Whether the device API reaches `pe` through this proxy.
+    pub fn serves(&self, pe: usize) -> bool {
+        self.inner.through.get(pe).copied().unwrap_or(false)
     }
 
     /// Requests carried out so far.
