@@ -74,7 +74,7 @@ struct Cli {
     /// an error.
     #[arg(long, alias = "anchor", default_value = "auto")]
     anchors: String,
-    /// Force the protocol of rshmem's GPU collectives (auto, simple, ll, ll128): sets
+    /// Force the protocol of rshmem's GPU collectives (auto, simple, ll, ll128, proxy): sets
     /// RSHMEM_GPU_COLL_PROTO for rshmem's PEs.
     #[arg(long, value_parser = gpu::parse_coll_proto)]
     gpu_coll_proto: Option<String>,

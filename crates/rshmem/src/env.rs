@@ -75,7 +75,8 @@ pub const ENV_TABLE: &[EnvVar] = &[
         name: "RSHMEM_GPU_COLL_PROTO",
         default: "auto",
         help: "protocol of GPU collectives (device scopes and on-stream): auto (by size: LL, LL128, simple; see coll::gpu_select), \
-               simple, ll or ll128; a message a forced LL protocol cannot carry uses simple",
+               simple, ll, ll128 or proxy (always used on teams with members behind the GPU proxy); a message a forced \
+               LL protocol cannot carry uses simple",
     },
     EnvVar {
         name: "RSHMEM_GPU_COLL_SETS",
