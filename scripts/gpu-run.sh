@@ -63,7 +63,7 @@ fi
 if [[ $what == remote || $what == all ]]; then
   # GPU collectives on teams with members behind the proxy (the proxy protocol): every
   # peer through UCX tcp on 2 PEs, then 4 PEs as two simulated hosts of 2 (RSHMEM_HOST):
-  # mapped members by copies, the other host's through the proxy.
+  # mapped members by copies, the other host's through the proxy; then MoE over UCX.
   ucx_env=(UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=60)
   env RSHMEM_TRANSPORT=ucx "${ucx_env[@]}" "$B/rshmemrun" -n 2 --timeout ${REMOTE_TIMEOUT:-200} "$B/gpu_coll" > "$OUT/coll_ucx2.log" 2>&1; rc=$?
   grep -E "FAIL|left out" "$OUT/coll_ucx2.log" | head -10
@@ -72,6 +72,9 @@ if [[ $what == remote || $what == all ]]; then
     > "$OUT/coll_hosts4.log" 2>&1; rc=$?
   grep -E "FAIL|left out" "$OUT/coll_hosts4.log" | head -10
   note "gpu_coll 4 PEs on 2 simulated hosts rc=$rc: $(grep -h 'passed,' "$OUT/coll_hosts4.log" | head -1)"
+  # MoE dispatch/combine with every peer behind the proxy.
+  env RSHMEM_TRANSPORT=ucx "${ucx_env[@]}" "$B/rshmemrun" -n 2 --timeout ${REMOTE_TIMEOUT:-200} "$B/moe" > "$OUT/moe_ucx2.log" 2>&1; rc=$?
+  note "moe 2 PEs RSHMEM_TRANSPORT=ucx rc=$rc: $(grep -c '^PASS' "$OUT/moe_ucx2.log") PASS, $(grep -c '^FAIL' "$OUT/moe_ucx2.log") FAIL"
 fi
 if [[ $what == bench || $what == all ]]; then
   for n in ${MOE_BENCH_PES:-1 2}; do
