@@ -415,7 +415,11 @@ fn main() -> Result<()> {
             out.push_str(&format!("  {case:<width$}  {msg}\n"));
         }
         print!("{out}");
+        std::io::Write::flush(&mut std::io::stdout()).expect("flush stdout");
     }
+    // The others' verdict lines after the table: a launcher that forwards output in
+    // chunks (mpirun) would otherwise splice them into the table's lines.
+    ctx.barrier_all()?;
     ck.finish();
     ctx.finalize()
 }
