@@ -20,6 +20,9 @@
 use half::bf16;
 use rshmem::coll::gpu_select::{GpuProto, LL128_MAX, LL_MAX};
 use rshmem::gpu::coll::DeviceReduceType;
+#[path = "support/gpu.rs"]
+mod gpu_support;
+use gpu_support::Report;
 use rshmem::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
 use rshmem::{Ctx, ReduceOp, Sym, SymType, Team, TeamConfig};
 
@@ -28,27 +31,6 @@ const SCOPES: [&str; 5] = ["thread", "warp", "block", "grid", "stream"];
 const PROTOS: [GpuProto; 4] = [GpuProto::Simple, GpuProto::Ll, GpuProto::Ll128, GpuProto::Auto];
 /// Sentinel past the end of dest.
 const GUARD: usize = 16;
-
-struct Report {
-    me: usize,
-    passed: usize,
-    failed: usize,
-    verbose: bool,
-}
-
-impl Report {
-    fn check(&mut self, name: &str, ok: bool, detail: impl FnOnce() -> String) {
-        if ok {
-            self.passed += 1;
-            if self.me == 0 && self.verbose {
-                println!("PASS {name}");
-            }
-        } else {
-            self.failed += 1;
-            println!("FAIL {name} on PE {}: {}", self.me, detail());
-        }
-    }
-}
 
 struct Env<'a> {
     ctx: &'a Ctx,
@@ -350,7 +332,7 @@ fn main() {
     let g = ctx.gpu().cloned().expect("gpu_coll needs GPU PEs");
     let t0 = std::time::Instant::now();
     let m = g.compile("coll", SRC, &[]).expect("compile");
-    let mut r = Report { me, passed: 0, failed: 0, verbose: args.iter().any(|a| a == "-v") };
+    let mut r = Report::new(me, args.iter().any(|a| a == "-v"));
     let mut e = Env { ctx: &ctx, g: &g, m: &m, sms: g.sm_count().unwrap() as u32, salt: 0 };
     // Largest check: 1 MiB per pair of PEs.
     let big = 1usize << 20;
@@ -443,9 +425,9 @@ fn main() {
     if args.iter().any(|a| a == "--bench") {
         bench(&ctx, &g, &args);
     }
-    println!("gpu_coll PE {me}: {} passed, {} failed", r.passed, r.failed);
+    println!("gpu_coll PE {me}: {} passed, {} failed", r.passed, r.failed.len());
     ctx.barrier_all().unwrap();
-    let failed = r.failed;
+    let failed = r.failed.len();
     ctx.finalize().unwrap();
     if failed > 0 {
         std::process::exit(1);

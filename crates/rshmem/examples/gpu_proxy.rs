@@ -6,41 +6,12 @@
 //! Run as `RSHMEM_TRANSPORT=ucx UCX_TLS=tcp rshmemrun -n 2 gpu_proxy` (several PEs may
 //! share one GPU). Prints one PASS/FAIL line per case and exits non-zero if any failed.
 
-use rshmem::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
-use rshmem::Sym;
+#[path = "support/gpu.rs"]
+mod gpu_support;
+use gpu_support::{a, launch, Report};
+use rshmem::gpu::KernelArg as A;
 
 const SRC: &str = include_str!("gpu/proxy.cu");
-
-struct Report {
-    me: usize,
-    failed: Vec<String>,
-    passed: usize,
-}
-
-impl Report {
-    fn check(&mut self, name: &str, ok: bool, detail: impl FnOnce() -> String) {
-        if ok {
-            self.passed += 1;
-            if self.me == 0 {
-                println!("PASS {name}");
-            }
-        } else {
-            println!("FAIL {name} on PE {}: {}", self.me, detail());
-            self.failed.push(name.to_string());
-        }
-    }
-}
-
-fn launch(g: &Gpu, m: &Module, k: &str, blocks: u32, threads: u32, args: &[A]) {
-    // SAFETY: every call below passes the argument kinds of the kernel's signature in
-    // examples/gpu/proxy.cu, with addresses of live symmetric allocations.
-    unsafe { m.launch(k, LaunchConfig::new(blocks, threads), None, args) }.unwrap_or_else(|e| panic!("launch {k}: {e}"));
-    g.synchronize().unwrap_or_else(|e| panic!("kernel {k} failed: {e}"));
-}
-
-fn a<T: rshmem::SymType>(s: &Sym<T>) -> A {
-    A::U64(s.addr() as u64)
-}
 
 fn byte_pat(pe: usize, i: usize, tag: usize) -> u8 {
     (i.wrapping_mul(31) ^ (pe * 77) ^ (tag * 13)) as u8
@@ -65,7 +36,7 @@ fn main() {
         println!("gpu_proxy: {n} PEs on {} ({}), every peer through the host proxy and staged UCX", g.device_name(), g.arch());
     }
     let m = g.compile("proxy", SRC, &[]).expect("compile proxy kernels");
-    let mut r = Report { me, failed: Vec::new(), passed: 0 };
+    let mut r = Report::new(me, true);
     let right = (me + 1) % n;
     let left = (me + n - 1) % n;
     let t0 = std::time::Instant::now();

@@ -4,43 +4,13 @@
 //! `rshmemrun -n 2 gpu_suite` (also 4 PEs; several PEs may share one GPU).
 //! Prints one PASS/FAIL line per case and exits non-zero if any case failed.
 
-use rshmem::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
-use rshmem::{Cmp, SignalOp, Sym, Team, TeamConfig};
+#[path = "support/gpu.rs"]
+mod gpu_support;
+use gpu_support::{a, launch, Report};
+use rshmem::gpu::{KernelArg as A, LaunchConfig};
+use rshmem::{Cmp, SignalOp, Team, TeamConfig};
 
 const SRC: &str = include_str!("gpu/suite.cu");
-
-struct Report {
-    me: usize,
-    failed: Vec<String>,
-    passed: usize,
-}
-
-impl Report {
-    fn check(&mut self, name: &str, ok: bool, detail: impl FnOnce() -> String) {
-        if ok {
-            self.passed += 1;
-            if self.me == 0 {
-                println!("PASS {name}");
-            }
-        } else {
-            let d = detail();
-            println!("FAIL {name} on PE {}: {d}", self.me);
-            self.failed.push(name.to_string());
-        }
-    }
-}
-
-/// Launches kernel `k` of the suite module and waits for it.
-fn launch(g: &Gpu, m: &Module, k: &str, blocks: u32, threads: u32, args: &[A]) {
-    // SAFETY: every call below passes the argument kinds of the kernel's signature in
-    // examples/gpu/suite.cu, with addresses of live symmetric allocations.
-    unsafe { m.launch(k, LaunchConfig::new(blocks, threads), None, args) }.unwrap_or_else(|e| panic!("launch {k}: {e}"));
-    g.synchronize().unwrap_or_else(|e| panic!("kernel {k} failed: {e}"));
-}
-
-fn a(s: &Sym<impl rshmem::SymType>) -> A {
-    A::U64(s.addr() as u64)
-}
 
 fn main() {
     let ctx = rshmem::init().expect("init");
@@ -70,7 +40,7 @@ fn main() {
             }
         }
     }
-    let mut r = Report { me, failed: Vec::new(), passed: 0 };
+    let mut r = Report::new(me, true);
     let right = (me + 1) % n;
     let left = (me + n - 1) % n;
     let pat = |pe: usize, i: usize, tag: u64| ((pe as u64) << 40) | (tag << 32) | i as u64;

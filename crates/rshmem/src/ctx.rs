@@ -176,17 +176,8 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         };
         match gpu::open_for_pe(choice, my_pe)? {
             None => {
-                let heap = SymmetricHeap::create(
-                    &mut *boot,
-                    sys,
-                    config.symmetric_size,
-                    config.max_symmetric_size,
-                    options.statics,
-                    UserMemory::Host,
-                    hosts.mapped.clone(),
-                )?;
-                let (table, host_of) = host_transports(&config, &mut *boot, &heap, hosts)?;
-                (heap, (table, host_of), None, None)
+                let (heap, transports) = host_pes(&config, &mut *boot, sys, options.statics, hosts)?;
+                (heap, transports, None, None)
             }
             Some(cuda) => {
                 let max_user = crate::heap::align_up(config.max_symmetric_size.max(config.symmetric_size), crate::heap::SEGMENT_ALIGN);
@@ -237,21 +228,7 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
         }
     };
     #[cfg(not(feature = "cuda"))]
-    let (heap, transports) = {
-        let heap = SymmetricHeap::create(
-            &mut *boot,
-            sys,
-            config.symmetric_size,
-            config.max_symmetric_size,
-            options.statics,
-            UserMemory::Host,
-            hosts.mapped.clone(),
-        )?;
-        let table = host_transports(&config, &mut *boot, &heap, hosts)?;
-        (heap, table)
-    };
-    #[cfg(not(feature = "cuda"))]
-    let (transports, host_of) = transports;
+    let (heap, (transports, host_of)) = host_pes(&config, &mut *boot, sys, options.statics, hosts)?;
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams, shared);
     let coll = crate::coll::CollConfig { forced, check: config.coll_check };
     let domain = Arc::new(CtxDomain::default_context(&transports));
@@ -281,6 +258,27 @@ pub fn init_with(options: InitOptions) -> Result<Ctx> {
 /// The transport table of a host heap and the host (shared-memory domain) of every PE:
 /// PEs of this PE's host through shared memory, the others through UCX (with UCX's RMA,
 /// or with `RSHMEM_UCX_PROTOCOL=am` the staged active-message protocol).
+/// CPU PEs: the heap in host memory (same-host peers mapped) and its transports.
+fn host_pes(
+    config: &Config,
+    boot: &mut dyn Bootstrap,
+    sys: SysLayout,
+    statics: Option<crate::heap::StaticSegment>,
+    hosts: Hosts,
+) -> Result<(SymmetricHeap, (TransportTable, Vec<usize>))> {
+    let heap = SymmetricHeap::create(
+        &mut *boot,
+        sys,
+        config.symmetric_size,
+        config.max_symmetric_size,
+        statics,
+        UserMemory::Host,
+        hosts.mapped.clone(),
+    )?;
+    let transports = host_transports(config, boot, &heap, hosts)?;
+    Ok((heap, transports))
+}
+
 fn host_transports(config: &Config, boot: &mut dyn Bootstrap, heap: &SymmetricHeap, hosts: Hosts) -> Result<(TransportTable, Vec<usize>)> {
     let n_pes = heap.n_pes();
     let me = heap.my_pe();
