@@ -77,20 +77,6 @@ const CTRL_STATUS: usize = 1;
 const STATUS_RUNNING: u64 = 1;
 const STATUS_GONE: u64 = 2;
 
-fn amo_of(code: u32) -> Option<AmoOp> {
-    Some(match code {
-        0 => AmoOp::Fetch,
-        1 => AmoOp::Set,
-        2 => AmoOp::Swap,
-        3 => AmoOp::CompareSwap,
-        4 => AmoOp::FetchAdd,
-        5 => AmoOp::FetchAnd,
-        6 => AmoOp::FetchOr,
-        7 => AmoOp::FetchXor,
-        _ => return None,
-    })
-}
-
 struct Inner {
     gpu: Arc<Gpu>,
     ring: PinnedHost,
@@ -343,7 +329,7 @@ impl Inner {
                 0
             }
             KIND_AMO => {
-                let op = amo_of(s.amo).ok_or_else(|| format!("{}: unknown atomic {}", what(), s.amo))?;
+                let op = AmoOp::from_code(s.amo.into()).ok_or_else(|| format!("{}: unknown atomic {}", what(), s.amo))?;
                 if len != 4 && len != 8 {
                     return Err(format!("{}: atomic width must be 4 or 8", what()));
                 }
@@ -397,7 +383,7 @@ mod tests {
         ] {
             let line = hdr.lines().find(|l| l.starts_with(&format!("#define RSHMEMI_AMO_{name} "))).expect("defined");
             let code: u32 = line.rsplit(' ').next().unwrap().trim_end_matches('u').parse().unwrap();
-            assert_eq!(amo_of(code), Some(op), "{name}");
+            assert_eq!(AmoOp::from_code(code.into()), Some(op), "{name}");
         }
     }
 }

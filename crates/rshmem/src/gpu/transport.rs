@@ -34,19 +34,6 @@ impl DeviceTransport {
     }
 }
 
-fn amo_code(op: AmoOp) -> i32 {
-    match op {
-        AmoOp::Fetch => 0,
-        AmoOp::Set => 1,
-        AmoOp::Swap => 2,
-        AmoOp::CompareSwap => 3,
-        AmoOp::FetchAdd => 4,
-        AmoOp::FetchAnd => 5,
-        AmoOp::FetchOr => 6,
-        AmoOp::FetchXor => 7,
-    }
-}
-
 impl Transport for DeviceTransport {
     fn name(&self) -> &'static str {
         "local+cuda"
@@ -97,7 +84,7 @@ impl Transport for DeviceTransport {
         match self.dev(pe, offset) {
             None => self.host.amo(pe, offset, width, op, operand, compare),
             Some(d) => {
-                let r = self.gpu.host_amo(d, width, amo_code(op), operand, compare);
+                let r = self.gpu.host_amo(d, width, op.code() as i32, operand, compare);
                 notify::wake(self.host_bases[pe]);
                 r.unwrap_or_else(|e| self.fail("atomic", e))
             }

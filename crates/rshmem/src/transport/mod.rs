@@ -34,6 +34,24 @@ pub enum AmoOp {
     FetchXor,
 }
 
+impl AmoOp {
+    /// Every operation, in code order.
+    pub const ALL: [AmoOp; 8] =
+        [AmoOp::Fetch, AmoOp::Set, AmoOp::Swap, AmoOp::CompareSwap, AmoOp::FetchAdd, AmoOp::FetchAnd, AmoOp::FetchOr, AmoOp::FetchXor];
+
+    /// Its number on the wire and in device code (the staged UCX protocol's requests, the
+    /// GPU proxy ring's `RSHMEMI_AMO_*`, the runtime's atomic kernel): 0..=7 in
+    /// declaration order.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The operation with number `code`, if any.
+    pub fn from_code(code: u64) -> Option<AmoOp> {
+        usize::try_from(code).ok().and_then(|i| AmoOp::ALL.get(i).copied())
+    }
+}
+
 /// The operations every transport provides. Values of atomics travel as the low
 /// `width` bytes of a `u64` (width 1, 2, 4 or 8).
 pub trait Transport: Send + Sync + Debug {
@@ -205,5 +223,13 @@ mod tests {
         let table = TransportTable::uniform(2, local.clone());
         let ctx = table.for_context(spec(7));
         assert!(Arc::ptr_eq(&ctx.by_pe[1], &local));
+    }
+
+    #[test]
+    fn every_atomic_has_a_code() {
+        for op in AmoOp::ALL {
+            assert_eq!(AmoOp::from_code(op.code().into()), Some(op));
+        }
+        assert_eq!(AmoOp::from_code(8), None);
     }
 }
