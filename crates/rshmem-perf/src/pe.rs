@@ -385,23 +385,30 @@ pub fn main(plan_path: &std::path::Path) -> Res<()> {
     if me == 0 {
         let _ = writeln!(out, "INFO rshmem {} (CPU PEs, local transport)", env!("CARGO_PKG_VERSION"));
     }
-    for case in &cases {
-        // A PE that fails a case ends the whole job at once: its peers may be waiting for
-        // it inside the case, and a clean finalize would wait for them in turn.
-        let samples = match run_case(&ctx, case) {
+    run_cases(&ctx, &cases, &mut out, |case| run_case(&ctx, case))?;
+    ctx.finalize().map_err(|e| format!("finalize: {e}"))
+}
+
+/// Runs every case with `run` and, on PE 0, writes each one's result line to `out` (the
+/// CPU and GPU PE programs' common loop). A PE that fails a case ends the whole job at
+/// once: its peers may be waiting for it inside the case, and a clean finalize would wait
+/// for them in turn.
+pub fn run_cases(ctx: &Ctx, cases: &[Case], out: &mut impl Write, mut run: impl FnMut(&Case) -> Res<Vec<f64>>) -> Res<()> {
+    for case in cases {
+        let samples = match run(case) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("rshmem-perf (pe): {e}");
                 ctx.global_exit(1)
             }
         };
-        if me == 0 {
+        if ctx.my_pe() == 0 {
             let time = Summary::of(&samples).ok_or_else(|| format!("{} {} B: no valid timing", case.op.name(), case.bytes))?;
             let m = Measurement { op: case.op.name().into(), bytes: case.bytes, iters: case.iters, reps: case.reps, time };
             writeln!(out, "{}", result_line(&m)).and_then(|_| out.flush()).map_err(|e| format!("cannot write results: {e}"))?;
         }
     }
-    ctx.finalize().map_err(|e| format!("finalize: {e}"))
+    Ok(())
 }
 
 #[cfg(test)]

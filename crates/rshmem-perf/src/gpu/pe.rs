@@ -11,8 +11,6 @@
 
 use crate::ops::{Op, Pattern};
 use crate::plan::Case;
-use crate::protocol::{result_line, Measurement};
-use crate::stats::Summary;
 use rshmem::gpu::cuda::{Stream, Timer};
 use rshmem::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
 use rshmem::{Ctx, Sym, Team};
@@ -404,20 +402,7 @@ pub fn main(plan_path: &std::path::Path) -> Res<()> {
             runner.sms
         );
     }
-    for case in &cases {
-        let samples = match runner.run_case(case) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("rshmem-perf (pe): {e}");
-                ctx.global_exit(1)
-            }
-        };
-        if me == 0 {
-            let time = Summary::of(&samples).ok_or_else(|| format!("{} {} B: no valid timing", case.op.name(), case.bytes))?;
-            let m = Measurement { op: case.op.name().into(), bytes: case.bytes, iters: case.iters, reps: case.reps, time };
-            writeln!(out, "{}", result_line(&m)).and_then(|_| out.flush()).map_err(|e| format!("cannot write results: {e}"))?;
-        }
-    }
+    crate::pe::run_cases(&ctx, &cases, &mut out, |case| runner.run_case(case))?;
     drop(runner);
     ctx.finalize().map_err(|e| format!("finalize: {e}"))
 }
