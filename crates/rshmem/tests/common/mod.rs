@@ -33,6 +33,21 @@ impl Job {
         assert_eq!(self.code, 0, "job failed with {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr);
         self
     }
+
+    /// Panics unless all `n` PEs of examples/pe_rma.rs reported their checks passed,
+    /// the sized and mem forms included.
+    pub fn assert_rma_passed(&self, n: usize) -> &Self {
+        assert_eq!(self.stdout.matches("checks passed").count(), n, "every PE reports: {}", self.stdout);
+        assert!(self.stdout.contains("sized forms 8/16/32/64/128 bits and the mem forms checked"), "{}", self.stdout);
+        self
+    }
+
+    /// Panics unless each of `n` PEs of `pe_amo table` checked every AMO type table.
+    pub fn assert_amo_table(&self, n: usize) -> &Self {
+        let lines = self.stdout.lines().filter(|l| l.contains("table: 12 standard, 7 bitwise, 14 extended types")).count();
+        assert_eq!(lines, n, "every PE checks every table: {}", self.stdout);
+        self
+    }
 }
 
 /// The [`Job`] of a finished launcher process.
