@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh.
-# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|remote|all]
+# Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh. The test
+# programs (crates/rshmem/tests/gpu, built as examples) print verdict lines.
+# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|remote|c|all]
 # (SKIP_COMPILE_CHECK=1 skips the NVRTC compile of every kernel source first.)
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
@@ -9,33 +10,40 @@ RESULTS=${OUT:-$PWD/gpu-results}
 OUT=$(mktemp -d /tmp/rshmem-gpu-logs.XXXX)
 mkdir -p "$RESULTS"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 RSHMEM_CACHE_DIR=/tmp/rshmem-cache
+# Start from the kernels the bundle compiled (scripts/gpu-bundle.sh), if it did.
+[ -d "$B/kernel-cache" ] && mkdir -p /tmp/rshmem-cache && cp -rn "$B/kernel-cache/." /tmp/rshmem-cache/
 # The bundle's UCX (libucp is loaded at run time by the UCX transports).
 export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 what=${1:-all}
 summary=()
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"; tar czf "$RESULTS/gpu-logs.tgz" -C "$OUT" . 2>/dev/null; }
+# The verdict lines of a test program's log (RSHMEM-CHECK, crates/rshmem/tests/support):
+# "P passed, F failed" checks; failed ones and the per-PE summaries are shown by `failures`.
+verdicts() { echo "$(grep -c '^RSHMEM-CHECK .* result=pass' "$1") checks passed, $(grep -c '^RSHMEM-CHECK .* result=fail' "$1") failed"; }
+failures() { grep -E '^RSHMEM-CHECK .* result=fail|^RSHMEM-SUMMARY .* result=fail' "$1" | head -${2:-10}; }
 nvidia-smi --query-gpu=name,memory.used,memory.total,clocks.sm --format=csv | tee "$OUT/gpu.txt"
 if [[ ${SKIP_COMPILE_CHECK:-0} != 1 ]]; then
-  "$B/gpu_compile_check" sm_90 2>&1 | tee "$OUT/compile.log"; note "compile_check rc=${PIPESTATUS[0]}"
+  "$B/gpu_compile_check" sm_90 > "$OUT/compile.log" 2>&1; rc=$?
+  failures "$OUT/compile.log"; note "compile_check rc=$rc: $(verdicts "$OUT/compile.log")"
 fi
 if [[ $what == suite || $what == all ]]; then
   for n in 2 4; do
     "$B/rshmemrun" -n $n --timeout 240 "$B/gpu_suite" > "$OUT/suite$n.log" 2>&1; rc=$?
-    grep -E "FAIL|passed" "$OUT/suite$n.log" | head -20
-    note "gpu_suite $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/suite$n.log" | head -1)"
+    failures "$OUT/suite$n.log" 20
+    note "gpu_suite $n PEs rc=$rc: $(verdicts "$OUT/suite$n.log")"
   done
   for n in ${COLL_PES:-2 4}; do
     "$B/rshmemrun" -n $n --timeout 150 "$B/gpu_coll" > "$OUT/coll$n.log" 2>&1; rc=$?
-    grep -E "FAIL" "$OUT/coll$n.log" | head -10
-    note "gpu_coll $n PEs rc=$rc: $(grep -h 'passed,' "$OUT/coll$n.log" | head -1)"
+    failures "$OUT/coll$n.log"
+    note "gpu_coll $n PEs rc=$rc: $(verdicts "$OUT/coll$n.log")"
   done
   for n in ${MOE_PES:-1 2}; do
     "$B/rshmemrun" -n $n --timeout 120 "$B/moe" > "$OUT/moe$n.log" 2>&1; rc=$?
-    grep -E "FAIL" "$OUT/moe$n.log" | head -10
-    note "moe $n PEs rc=$rc: $(grep -c '^PASS' "$OUT/moe$n.log") PASS, $(grep -c '^FAIL' "$OUT/moe$n.log") FAIL"
+    failures "$OUT/moe$n.log"
+    note "moe $n PEs rc=$rc: $(verdicts "$OUT/moe$n.log")"
   done
   RSHMEM_DEVICE_DEBUG=1 "$B/rshmemrun" -n 1 --timeout 60 "$B/gpu_suite" --bad-pe > "$OUT/badpe.log" 2>&1; rc=$?
-  tail -3 "$OUT/badpe.log"; note "device check (bad PE) rc=$rc"
+  grep -h '^RSHMEM-CHECK' "$OUT/badpe.log"; note "device check (bad PE) rc=$rc: $(verdicts "$OUT/badpe.log")"
 fi
 if [[ $what == perf || $what == bench || $what == all ]]; then
   # rshmem-perf's GPU suite on 2 PEs sharing the GPU, with NVSHMEM and NCCL beside it in
@@ -56,8 +64,8 @@ if [[ $what == proxy || $what == all ]]; then
   for tls in tcp sm,self; do
     RSHMEM_TRANSPORT=ucx UCX_TLS=$tls UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=30 \
       "$B/rshmemrun" -n 2 --timeout 90 "$B/gpu_proxy" > "$OUT/proxy_${tls%%,*}.log" 2>&1; rc=$?
-    grep -E "FAIL|passed|numbers|  put|  g " "$OUT/proxy_${tls%%,*}.log" | head -20
-    note "gpu_proxy UCX_TLS=$tls rc=$rc: $(grep -h 'passed,' "$OUT/proxy_${tls%%,*}.log" | head -1)"
+    failures "$OUT/proxy_${tls%%,*}.log" 20; grep -E "numbers|  put|  g " "$OUT/proxy_${tls%%,*}.log" | head -10
+    note "gpu_proxy UCX_TLS=$tls rc=$rc: $(verdicts "$OUT/proxy_${tls%%,*}.log")"
   done
 fi
 if [[ $what == remote || $what == all ]]; then
@@ -66,15 +74,25 @@ if [[ $what == remote || $what == all ]]; then
   # mapped members by copies, the other host's through the proxy; then MoE over UCX.
   ucx_env=(UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=60)
   env RSHMEM_TRANSPORT=ucx "${ucx_env[@]}" "$B/rshmemrun" -n 2 --timeout ${REMOTE_TIMEOUT:-200} "$B/gpu_coll" > "$OUT/coll_ucx2.log" 2>&1; rc=$?
-  grep -E "FAIL|left out" "$OUT/coll_ucx2.log" | head -10
-  note "gpu_coll 2 PEs RSHMEM_TRANSPORT=ucx rc=$rc: $(grep -h 'passed,' "$OUT/coll_ucx2.log" | head -1)"
+  failures "$OUT/coll_ucx2.log"; grep "left out" "$OUT/coll_ucx2.log" | head -1
+  note "gpu_coll 2 PEs RSHMEM_TRANSPORT=ucx rc=$rc: $(verdicts "$OUT/coll_ucx2.log")"
   env "${ucx_env[@]}" "$B/rshmemrun" -n 4 --timeout ${REMOTE_TIMEOUT:-200} /bin/sh -c 'RSHMEM_HOST=h$((RSHMEM_PE / 2)) exec "$0" "$@"' "$B/gpu_coll" \
     > "$OUT/coll_hosts4.log" 2>&1; rc=$?
-  grep -E "FAIL|left out" "$OUT/coll_hosts4.log" | head -10
-  note "gpu_coll 4 PEs on 2 simulated hosts rc=$rc: $(grep -h 'passed,' "$OUT/coll_hosts4.log" | head -1)"
+  failures "$OUT/coll_hosts4.log"; grep "left out" "$OUT/coll_hosts4.log" | head -1
+  note "gpu_coll 4 PEs on 2 simulated hosts rc=$rc: $(verdicts "$OUT/coll_hosts4.log")"
   # MoE dispatch/combine with every peer behind the proxy.
   env RSHMEM_TRANSPORT=ucx "${ucx_env[@]}" "$B/rshmemrun" -n 2 --timeout ${REMOTE_TIMEOUT:-200} "$B/moe" > "$OUT/moe_ucx2.log" 2>&1; rc=$?
-  note "moe 2 PEs RSHMEM_TRANSPORT=ucx rc=$rc: $(grep -c '^PASS' "$OUT/moe_ucx2.log") PASS, $(grep -c '^FAIL' "$OUT/moe_ucx2.log") FAIL"
+  note "moe 2 PEs RSHMEM_TRANSPORT=ucx rc=$rc: $(verdicts "$OUT/moe_ucx2.log")"
+fi
+if [[ $what == c || $what == all ]]; then
+  # Plain OpenSHMEM C programs on a GPU host: built with oshcc, run with oshrun under the
+  # default RSHMEM_DEVICE=auto, they must get host memory (no "GPU PE" in the log).
+  for t in host_memory rma amo coll; do
+    "$B/c/oshcc" -O2 -o "$OUT/c_$t" "$B/c-tests/$t.c" > "$OUT/c_$t.log" 2>&1 &&
+      RSHMEM_LOG=info "$B/c/oshrun" -np 2 --timeout 120 "$OUT/c_$t" >> "$OUT/c_$t.log" 2>&1; rc=$?
+    note "C $t 2 PEs rc=$rc, GPU PE lines: $(grep -c 'GPU PE' "$OUT/c_$t.log")"
+    [[ $rc == 0 ]] || tail -5 "$OUT/c_$t.log"
+  done
 fi
 if [[ $what == bench || $what == all ]]; then
   for n in ${MOE_BENCH_PES:-1 2}; do

@@ -51,6 +51,9 @@ for b in munged slurmctld slurmd srun sinfo; do
 done
 plugdir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null | grep '/mpi_pmix.so$' | head -1)")
 [ -e "$plugdir/mpi_pmix.so" ] || die "Slurm's PMIx plugin (mpi_pmix.so, package slurm-wlm-basic-plugins) is not installed"
+# The plugin dlopens through the loader's cache: refresh it (a package installed without
+# its triggers leaves the link out of it).
+[ "$(id -u)" = 0 ] && ldconfig
 ldconfig -p | grep -q 'libpmix\.so ' ||
   die "libpmix.so (unversioned, package libpmix-dev) is missing: Slurm's PMIx plugin cannot load libpmix without it"
 

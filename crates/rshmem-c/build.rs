@@ -1,13 +1,22 @@
-//! Puts the C headers where `oshcc` looks for them: `include/` beside the built
-//! binaries (`target/<profile>/include`), and links `oshc++` to `oshcc` there (Cargo
-//! cannot name a binary `oshc++`; `oshcc` picks the C++ compiler when called by that
-//! name).
+//! Compiles the library's C part (`csrc/c_types.c`: `long double` and complex arithmetic,
+//! `long double` p/g) with the system's C compiler (any C11 compiler: gcc alone will do),
+//! puts the C headers where `oshcc` looks for them: `include/` beside the built binaries
+//! (`target/<profile>/include`), and links `oshc++` to `oshcc` there (Cargo cannot name a
+//! binary `oshc++`; `oshcc` picks the C++ compiler when called by that name).
 
 use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo:rerun-if-changed=include");
+    println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=build.rs");
+    cc::Build::new()
+        .file("csrc/c_types.c")
+        .std("c11")
+        .flag("-fvisibility=hidden")
+        .warnings(true)
+        .extra_warnings(true)
+        .compile("rshmem_c_types");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out.
     let Some(profile_dir) = out.ancestors().nth(3).map(Path::to_path_buf) else { return };

@@ -11,11 +11,13 @@
 //! `pSync` is back at its original values on return, as the specification requires, even
 //! when the next barrier's signal arrives early), and `pSync[32]` carries each member's
 //! element count for `collect`. Data moves by one-sided gets between two barriers; the
-//! reductions combine in member order with the reduction table's operators
-//! (`rshmem::ReduceType`), so every member computes the same result. `pWrk` is not needed.
+//! reductions combine in member order (`crate::reduce`), so every member computes the
+//! same result. `pWrk` is not needed.
 
+use crate::reduce::{fold_members, write_local, Reducible};
+use crate::routine::Routine;
 use crate::state::{bad_arg, rt, OrExit};
-use rshmem::{Cmp, Ctx, ReduceOp, ReduceType};
+use rshmem::{Cmp, Ctx, ReduceOp};
 use std::ffi::{c_int, c_long, c_void};
 
 /// Counters of the barrier (enough rounds for 2^32 PEs).
@@ -82,17 +84,17 @@ fn barrier(call: &str, c: &Ctx, set: &ActiveSet, psync: *mut c_long) {
     }
 }
 
-c_fn!(barrier_fn, "barrier"; fn (pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) = |call| {
+c_fn!(barrier_fn, "barrier"; fn (PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) = |call| {
     let c = rt(call);
-    let set = ActiveSet::new(call, c, pe_start, log_pe_stride, pe_size);
-    c.quiet();
-    barrier(call, c, &set, psync)
+    let set = ActiveSet::new(call, c, PE_start, logPE_stride, PE_size);
+    c.quiet().or_exit(call);
+    barrier(call, c, &set, pSync)
 });
 
-c_fn!(sync_fn, "sync"; fn (pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) = |call| {
+c_fn!(sync_fn, "sync"; fn (PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) = |call| {
     let c = rt(call);
-    let set = ActiveSet::new(call, c, pe_start, log_pe_stride, pe_size);
-    barrier(call, c, &set, psync)
+    let set = ActiveSet::new(call, c, PE_start, logPE_stride, PE_size);
+    barrier(call, c, &set, pSync)
 });
 
 /// Copies `bytes` from `src` on world PE `pe` into local memory at `dest`.
@@ -100,6 +102,9 @@ c_fn!(sync_fn, "sync"; fn (pe_start: c_int, log_pe_stride: c_int, pe_size: c_int
 /// # Safety
 /// `dest` has room for `bytes` bytes.
 unsafe fn get(call: &str, c: &Ctx, dest: *mut c_void, src: usize, bytes: usize, pe: usize) {
+    if bytes == 0 {
+        return;
+    }
     // SAFETY: the caller passes room for `bytes` bytes.
     let d = unsafe { crate::state::local_mut(call, "dest", dest, bytes) };
     c.getmem(d, src, pe).or_exit(call)
@@ -210,7 +215,7 @@ unsafe fn alltoall(
     let (dst, sst) = (crate::state::stride_arg(call, "dst", dst), crate::state::stride_arg(call, "sst", sst));
     barrier(call, c, &set, psync);
     let block = nelems_arg(call, nelems, size);
-    for i in 0..set.size {
+    for i in (0..set.size).filter(|_| block > 0) {
         // Member i's block for this PE: elements me*nelems.. of its source (stride sst),
         // into elements i*nelems.. of dest (stride dst).
         let src = source as usize + set.me * nelems * sst * size;
@@ -224,38 +229,34 @@ unsafe fn alltoall(
     barrier(call, c, &set, psync);
 }
 
-c_fn!(broadcast32, "broadcast32";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_root: c_int, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| broadcast(call, dest, source, nelems, 4, pe_root, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(broadcast64, "broadcast64";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_root: c_int, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| broadcast(call, dest, source, nelems, 8, pe_root, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(fcollect32, "fcollect32";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| fcollect(call, dest, source, nelems, 4, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(fcollect64, "fcollect64";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| fcollect(call, dest, source, nelems, 8, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(collect32, "collect32";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| collect(call, dest, source, nelems, 4, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(collect64, "collect64";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| collect(call, dest, source, nelems, 8, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(alltoall32, "alltoall32";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| alltoall(call, dest, source, 1, 1, nelems, 4, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(alltoall64, "alltoall64";
-    fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| alltoall(call, dest, source, 1, 1, nelems, 8, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(alltoalls32, "alltoalls32";
-    fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| alltoall(call, dest, source, dst, sst, nelems, 4, pe_start, log_pe_stride, pe_size, psync));
-c_fn!(alltoalls64, "alltoalls64";
-    fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, pe_start: c_int, log_pe_stride: c_int, pe_size: c_int, psync: *mut c_long) =
-    |call| alltoall(call, dest, source, dst, sst, nelems, 8, pe_start, log_pe_stride, pe_size, psync));
+/// The sized active-set collectives of one width.
+macro_rules! active_set_sized {
+    ($(($m:ident, $bits:literal, $size:literal)),*) => { $(
+        pub(crate) mod $m {
+            use super::*;
+            c_fn!(broadcast, concat!("broadcast", $bits);
+                fn (dest: *mut c_void, source: *const c_void, nelems: usize, PE_root: c_int, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) =
+                |call| broadcast(call, dest, source, nelems, $size, PE_root, PE_start, logPE_stride, PE_size, pSync));
+            c_fn!(collect, concat!("collect", $bits);
+                fn (dest: *mut c_void, source: *const c_void, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) =
+                |call| collect(call, dest, source, nelems, $size, PE_start, logPE_stride, PE_size, pSync));
+            c_fn!(fcollect, concat!("fcollect", $bits);
+                fn (dest: *mut c_void, source: *const c_void, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) =
+                |call| fcollect(call, dest, source, nelems, $size, PE_start, logPE_stride, PE_size, pSync));
+            c_fn!(alltoall_fn, concat!("alltoall", $bits);
+                fn (dest: *mut c_void, source: *const c_void, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) =
+                |call| alltoall(call, dest, source, 1, 1, nelems, $size, PE_start, logPE_stride, PE_size, pSync));
+            c_fn!(alltoalls, concat!("alltoalls", $bits);
+                fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) =
+                |call| alltoall(call, dest, source, dst, sst, nelems, $size, PE_start, logPE_stride, PE_size, pSync));
+            pub(crate) const ROUTINES: &[Routine] = routines![broadcast, collect, fcollect, alltoall_fn, alltoalls];
+        }
+    )* };
+}
+active_set_sized!((w32, 32, 4), (w64, 64, 8));
+
 /// `TYPENAME_OP_to_all`: every member's `dest` becomes `op` over the members' `source`.
-pub(crate) unsafe fn to_all<T: ReduceType>(
+pub(crate) unsafe fn to_all<T: Reducible>(
     call: &str,
     dest: *mut T,
     source: *const T,
@@ -272,22 +273,112 @@ pub(crate) unsafe fn to_all<T: ReduceType>(
         bad_arg(call, "nreduce", format_args!("{nreduce} is negative"));
     }
     let count = nreduce as usize;
-    let bytes = nelems_arg(call, count, std::mem::size_of::<T>());
+    let _ = nelems_arg(call, count, std::mem::size_of::<T>());
     barrier(call, c, &set, psync);
-    let mut acc = vec![T::zeroed(); count];
-    let mut theirs = vec![T::zeroed(); count];
-    for i in 0..set.size {
-        let buf = if i == 0 { &mut acc } else { &mut theirs };
-        c.getmem(bytemuck::cast_slice_mut(buf), source as usize, set.pe(i)).or_exit(call);
-        if i > 0 {
-            T::combine(op, &mut acc, &theirs);
-        }
-    }
+    let acc = fold_members(call, c, (0..set.size).map(|i| set.pe(i)), source as usize, count, |a, x| T::combine(call, op, a, x));
     // Every member has read every source before any dest (which may be a source) changes.
     barrier(call, c, &set, psync);
-    if count > 0 {
-        // SAFETY: `dest` holds `nreduce` elements of this PE.
-        let d = unsafe { crate::state::local_mut(call, "dest", dest as *mut c_void, bytes) };
-        d.copy_from_slice(bytemuck::cast_slice(&acc));
-    }
+    // SAFETY: `dest` holds `nreduce` elements of this PE.
+    unsafe { write_local(call, dest, &acc.unwrap_or_default()) };
 }
+
+/// Expands the first body for the TYPENAMEs the deprecated `and/or/xor_to_all` have, the
+/// second for the others: the one list of them.
+macro_rules! if_to_all_bitwise {
+    (short, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    (int, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    (long, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    (longlong, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    ($other:ident, {$($yes:tt)*} else {$($no:tt)*}) => { $($no)* };
+}
+
+/// Expands the first body for the TYPENAMEs the deprecated `max/min_to_all` have (the
+/// bitwise ones, the real ones), the second for the others.
+macro_rules! if_to_all_minmax {
+    (float, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    (double, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    (longdouble, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    ($other:ident, {$($yes:tt)*} else {$($no:tt)*}) => { if_to_all_bitwise!($other, {$($yes)*} else {$($no)*}); };
+}
+
+/// Expands the first body for the TYPENAMEs the deprecated `sum/prod_to_all` have (those
+/// of max/min and the complex ones), the second for the others.
+macro_rules! if_to_all_arith {
+    (complexf, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    (complexd, {$($yes:tt)*} else {$($no:tt)*}) => { $($yes)* };
+    ($other:ident, {$($yes:tt)*} else {$($no:tt)*}) => { if_to_all_minmax!($other, {$($yes)*} else {$($no)*}); };
+}
+
+/// `$n_OP_to_all` for the listed operators, and their `ROUTINES`.
+macro_rules! to_all_fns {
+    ($n:ident, $(($m:ident, $s:literal, $op:expr)),*) => {
+        $(
+        c_fn!($m, $n => $s, no_generic;
+            fn (dest: *mut T, source: *const T, nreduce: c_int, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pWrk: *mut T, pSync: *mut c_long) =
+            |call| { let _ = pWrk; to_all::<T>(call, dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync, $op) });
+        )*
+        pub(crate) const ROUTINES: &[Routine] = routines![$($m),*];
+    };
+}
+
+/// The deprecated active-set reductions of one type list, each operator where the type
+/// has it.
+macro_rules! to_all {
+    ($(($n:ident, $t:ty)),* $(,)?) => {
+        $(
+        #[allow(non_snake_case)]
+        pub(crate) mod $n {
+            #[allow(unused_imports)]
+            use super::*;
+            #[allow(dead_code)] // types with no deprecated form
+            type T = $t;
+            /// MAX and MIN.
+            pub(crate) mod minmax {
+                use super::*;
+                if_to_all_minmax!($n, {
+                    to_all_fns!($n, (max, "max_to_all", ReduceOp::Max), (min, "min_to_all", ReduceOp::Min));
+                } else {
+                    pub(crate) const ROUTINES: &[Routine] = &[];
+                });
+            }
+            /// SUM and PROD.
+            pub(crate) mod arith {
+                use super::*;
+                if_to_all_arith!($n, {
+                    to_all_fns!($n, (sum, "sum_to_all", ReduceOp::Sum), (prod, "prod_to_all", ReduceOp::Prod));
+                } else {
+                    pub(crate) const ROUTINES: &[Routine] = &[];
+                });
+            }
+            /// AND, OR and XOR.
+            pub(crate) mod bitwise {
+                use super::*;
+                if_to_all_bitwise!($n, {
+                    to_all_fns!($n, (and, "and_to_all", ReduceOp::And), (or, "or_to_all", ReduceOp::Or), (xor, "xor_to_all", ReduceOp::Xor));
+                } else {
+                    pub(crate) const ROUTINES: &[Routine] = &[];
+                });
+            }
+        }
+        )*
+        /// The bitwise forms of every type of this list.
+        pub(crate) const BITWISE: &[&[Routine]] = &[$($n::bitwise::ROUTINES),*];
+        /// The max, min, sum and prod forms of every type of this list.
+        pub(crate) const ARITH: &[&[Routine]] = &[$($n::minmax::ROUTINES, $n::arith::ROUTINES),*];
+    };
+}
+
+/// The deprecated active-set reductions of the types Rust computes.
+pub(crate) mod to_all_rust {
+    use super::*;
+    rshmem::reduce_minmax_types!(to_all);
+}
+
+/// The deprecated active-set reductions of the types C computes.
+pub(crate) mod to_all_c_only {
+    use super::*;
+    crate::c_only_reduce_arith_types!(to_all);
+}
+
+/// The untyped routines of this module, in header order.
+pub(crate) const ROUTINES: &[&[Routine]] = &[routines![barrier_fn, sync_fn], w32::ROUTINES, w64::ROUTINES];

@@ -4,7 +4,9 @@
 //! indexed by the handle's value, so a handle that was never created or was destroyed
 //! is reported, never dereferenced.
 
-use crate::state::{bad_arg, fatal, rt, CtxHandle, OrExit, TeamHandle, CTX_DEFAULT};
+use crate::handle::{is_invalid_ctx, team_handle, team_of, CtxHandle, TeamHandle, CTX_DEFAULT};
+use crate::routine::Routine;
+use crate::state::{bad_arg, fatal, rt, OrExit};
 use rshmem::{Ctx, CtxOptions, Team};
 use std::ffi::{c_int, c_long};
 use std::sync::RwLock;
@@ -80,7 +82,7 @@ unsafe fn create(call: &'static str, team: Option<TeamHandle>, options: c_long, 
     };
     let made = match team {
         None => c.create_ctx(opts).map(|x| (x, Team::WORLD)),
-        Some(h) => match crate::teams::team_of(h) {
+        Some(h) => match team_of(h) {
             None => return -1,
             Some(t) => c.team_create_ctx(t, opts).map(|x| (x, t)),
         },
@@ -136,6 +138,39 @@ c_fn!(ctx_get_team, "ctx_get_team"; fn (ctx: CtxHandle, team: *mut TeamHandle) -
         }
     };
     // SAFETY: non-null, the caller's handle variable.
-    unsafe { *team = crate::teams::handle(t.unwrap_or(Team::INVALID)) };
+    unsafe { *team = team_handle(t.unwrap_or(Team::INVALID)) };
     if t.is_some() { 0 } else { -1 }
 });
+
+/// `shmem_ctx_session_config_t` (OpenSHMEM 1.6).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SessionConfigC {
+    /// Expected number of operations in the session (a hint).
+    pub total_ops: usize,
+}
+
+/// `SHMEM_CTX_SESSION_BATCH`: the session option "latency tolerant, may be batched".
+pub const SESSION_BATCH: c_long = 1;
+/// `SHMEM_CTX_SESSION_TOTAL_OPS`: the `config_mask` bit of `total_ops`.
+pub const SESSION_TOTAL_OPS: c_long = 1;
+
+// Sessions (OpenSHMEM 1.6) are performance hints that change no result; rshmem has
+// nothing to batch, so a session checks its context and does nothing else. On
+// SHMEM_CTX_INVALID both do nothing, as the specification says.
+c_fn!(ctx_session_start, "ctx_session_start";
+    fn (ctx: CtxHandle, options: c_long, config: *const SessionConfigC, config_mask: c_long) = |call| {
+    let _ = (options, config, config_mask);
+    if !is_invalid_ctx(ctx) {
+        with_ctx(call, ctx, |_| ())
+    }
+});
+c_fn!(ctx_session_stop, "ctx_session_stop"; fn (ctx: CtxHandle) = |call| {
+    if !is_invalid_ctx(ctx) {
+        with_ctx(call, ctx, |_| ())
+    }
+});
+
+/// The routines of this module, in header order.
+pub(crate) const ROUTINES: &[Routine] =
+    routines![ctx_create, team_create_ctx, ctx_destroy, ctx_get_team, ctx_session_start, ctx_session_stop];

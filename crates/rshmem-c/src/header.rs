@@ -1,341 +1,190 @@
-//! Generates `include/shmem.h` from the type table ([`crate::table`]) and the routine
-//! descriptions below, so the header's per-type declarations, its C11 `_Generic`
-//! selections and its C++ overloads all come from the same lists that generate the
-//! exported Rust functions. The checked-in header is compared with [`shmem_h`] by the
-//! `header` test (`RSHMEM_BLESS=1 cargo test -p rshmem-c --test header` rewrites it),
-//! and the `exports` test checks that every declared routine is exported.
+//! Generates `include/shmem.h`, `pshmem.h` and `shmemx.h` from the descriptions of the
+//! exported routines ([`crate::routine::Routine`], recorded by the macros that define
+//! them), so each C signature is written once, with the routine. Declarations, the C11
+//! `_Generic` selections and the C++ overloads all come from those descriptions and the
+//! type table ([`crate::table`]). The checked-in headers are compared with these texts
+//! by the `header` test (`RSHMEM_BLESS=1 cargo test -p rshmem-c --test header` rewrites
+//! them), and the `c_programs` tests check that every declared routine is exported and
+//! every exported one declared. This module is the top of the crate: it reads every
+//! routine module, and none reads it.
 
-use crate::table::{
-    c_type, is_base_type, AMO_BITWISE, AMO_DEPRECATED_EXTENDED, AMO_DEPRECATED_STANDARD, AMO_EXTENDED, AMO_STANDARD, REDUCE_ARITH_TYPES,
-    REDUCE_BITWISE_TYPES, REDUCE_MINMAX_TYPES, RMA, RMA_C_ONLY, SIZES, SYNC, TO_ALL_ARITH_TYPES, TO_ALL_BITWISE_TYPES,
-};
+use crate::routine::{Naming, Routine};
+use crate::table::{c_type, is_base_type, typedef_needs_own_entry};
 use std::fmt::Write;
 
-/// A family routine over a type list: one C function per TYPENAME (and its `shmem_ctx_`
-/// twin when `ctx`), optionally a C11 generic and C++ overloads.
-struct Op {
-    /// The generic's name (`shmem_put`), or "" when the spec defines none.
-    generic: &'static str,
-    /// The typed name after `shmem_` (and `ctx_`), `{T}` standing for the TYPENAME.
-    name: &'static str,
-    /// Return type (`$T` is the C type).
-    ret: &'static str,
-    /// Parameters without the context (`$T` is the C type).
-    params: &'static str,
-    /// Whether a `shmem_ctx_` form exists.
-    ctx: bool,
-    /// Which parameter (0-based, without the context) the generic selects on.
-    dispatch: usize,
-    /// The selecting parameter is `const $T *`: accept `$T *` too.
-    dispatch_const: bool,
-    /// Types for which C++ must not get an overload (a C function of the same name and
-    /// signature exists, e.g. the deprecated `long` `shmem_wait_until`).
-    no_cxx: &'static [&'static str],
-}
-
-impl Op {
-    const fn new(generic: &'static str, name: &'static str, ret: &'static str, params: &'static str, ctx: bool) -> Op {
-        Op { generic, name, ret, params, ctx, dispatch: 0, dispatch_const: false, no_cxx: &[] }
-    }
-    const fn on(mut self, dispatch: usize) -> Op {
-        self.dispatch = dispatch;
-        self
-    }
-    const fn const_ptr(mut self) -> Op {
-        self.dispatch_const = true;
-        self
-    }
-    const fn no_cxx(mut self, types: &'static [&'static str]) -> Op {
-        self.no_cxx = types;
-        self
-    }
-    fn func(&self, t: &str, ctx: bool) -> String {
-        format!("shmem_{}{}", if ctx { "ctx_" } else { "" }, self.name.replace("{T}", t))
-    }
-}
-
-const RMA_BULK: &[Op] = &[
-    Op::new("shmem_put", "{T}_put", "void", "$T *dest, const $T *source, size_t nelems, int pe", true),
-    Op::new("shmem_get", "{T}_get", "void", "$T *dest, const $T *source, size_t nelems, int pe", true),
-    Op::new("shmem_put_nbi", "{T}_put_nbi", "void", "$T *dest, const $T *source, size_t nelems, int pe", true),
-    Op::new("shmem_get_nbi", "{T}_get_nbi", "void", "$T *dest, const $T *source, size_t nelems, int pe", true),
-    Op::new("shmem_iput", "{T}_iput", "void", "$T *dest, const $T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe", true),
-    Op::new("shmem_iget", "{T}_iget", "void", "$T *dest, const $T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe", true),
-    Op::new(
-        "shmem_ibput",
-        "{T}_ibput",
-        "void",
-        "$T *dest, const $T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe",
-        true,
-    ),
-    Op::new(
-        "shmem_ibget",
-        "{T}_ibget",
-        "void",
-        "$T *dest, const $T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe",
-        true,
-    ),
-];
-
-const RMA_SCALAR: &[Op] = &[
-    Op::new("shmem_p", "{T}_p", "void", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_g", "{T}_g", "$T", "const $T *source, int pe", true).const_ptr(),
-];
-
-const P2P: &[Op] = &[
-    Op::new("shmem_wait_until", "{T}_wait_until", "void", "$T *ivar, int cmp, $T cmp_value", false).no_cxx(&["long"]),
-    Op::new("shmem_wait", "{T}_wait", "void", "$T *ivar, $T cmp_value", false).no_cxx(&["long"]),
-    Op::new("shmem_test", "{T}_test", "int", "$T *ivar, int cmp, $T cmp_value", false),
-    Op::new(
-        "shmem_wait_until_all",
-        "{T}_wait_until_all",
-        "void",
-        "$T *ivars, size_t nelems, const int *status, int cmp, $T cmp_value",
-        false,
-    ),
-    Op::new(
-        "shmem_wait_until_any",
-        "{T}_wait_until_any",
-        "size_t",
-        "$T *ivars, size_t nelems, const int *status, int cmp, $T cmp_value",
-        false,
-    ),
-    Op::new(
-        "shmem_wait_until_some",
-        "{T}_wait_until_some",
-        "size_t",
-        "$T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, $T cmp_value",
-        false,
-    ),
-    Op::new(
-        "shmem_wait_until_all_vector",
-        "{T}_wait_until_all_vector",
-        "void",
-        "$T *ivars, size_t nelems, const int *status, int cmp, const $T *cmp_values",
-        false,
-    ),
-    Op::new(
-        "shmem_wait_until_any_vector",
-        "{T}_wait_until_any_vector",
-        "size_t",
-        "$T *ivars, size_t nelems, const int *status, int cmp, const $T *cmp_values",
-        false,
-    ),
-    Op::new(
-        "shmem_wait_until_some_vector",
-        "{T}_wait_until_some_vector",
-        "size_t",
-        "$T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const $T *cmp_values",
-        false,
-    ),
-    Op::new("shmem_test_all", "{T}_test_all", "int", "$T *ivars, size_t nelems, const int *status, int cmp, $T cmp_value", false),
-    Op::new("shmem_test_any", "{T}_test_any", "size_t", "$T *ivars, size_t nelems, const int *status, int cmp, $T cmp_value", false),
-    Op::new(
-        "shmem_test_some",
-        "{T}_test_some",
-        "size_t",
-        "$T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, $T cmp_value",
-        false,
-    ),
-    Op::new(
-        "shmem_test_all_vector",
-        "{T}_test_all_vector",
-        "int",
-        "$T *ivars, size_t nelems, const int *status, int cmp, const $T *cmp_values",
-        false,
-    ),
-    Op::new(
-        "shmem_test_any_vector",
-        "{T}_test_any_vector",
-        "size_t",
-        "$T *ivars, size_t nelems, const int *status, int cmp, const $T *cmp_values",
-        false,
-    ),
-    Op::new(
-        "shmem_test_some_vector",
-        "{T}_test_some_vector",
-        "size_t",
-        "$T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const $T *cmp_values",
-        false,
-    ),
-];
-
-const AMO_EXT: &[Op] = &[
-    Op::new("shmem_atomic_fetch", "{T}_atomic_fetch", "$T", "const $T *source, int pe", true).const_ptr(),
-    Op::new("shmem_atomic_set", "{T}_atomic_set", "void", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_swap", "{T}_atomic_swap", "$T", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_nbi", "{T}_atomic_fetch_nbi", "void", "$T *fetch, const $T *source, int pe", true),
-    Op::new("shmem_atomic_swap_nbi", "{T}_atomic_swap_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
-];
-
-const AMO_EXT_OLD: &[Op] = &[
-    Op::new("shmem_fetch", "{T}_fetch", "$T", "const $T *source, int pe", false).const_ptr(),
-    Op::new("shmem_set", "{T}_set", "void", "$T *dest, $T value, int pe", false),
-    Op::new("shmem_swap", "{T}_swap", "$T", "$T *dest, $T value, int pe", false),
-];
-
-const AMO_STD: &[Op] = &[
-    Op::new("shmem_atomic_compare_swap", "{T}_atomic_compare_swap", "$T", "$T *dest, $T cond, $T value, int pe", true),
-    Op::new("shmem_atomic_compare_swap_nbi", "{T}_atomic_compare_swap_nbi", "void", "$T *fetch, $T *dest, $T cond, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_inc", "{T}_atomic_fetch_inc", "$T", "$T *dest, int pe", true),
-    Op::new("shmem_atomic_fetch_inc_nbi", "{T}_atomic_fetch_inc_nbi", "void", "$T *fetch, $T *dest, int pe", true),
-    Op::new("shmem_atomic_inc", "{T}_atomic_inc", "void", "$T *dest, int pe", true),
-    Op::new("shmem_atomic_fetch_add", "{T}_atomic_fetch_add", "$T", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_add_nbi", "{T}_atomic_fetch_add_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_add", "{T}_atomic_add", "void", "$T *dest, $T value, int pe", true),
-];
-
-const AMO_STD_OLD: &[Op] = &[
-    Op::new("shmem_cswap", "{T}_cswap", "$T", "$T *dest, $T cond, $T value, int pe", false),
-    Op::new("shmem_finc", "{T}_finc", "$T", "$T *dest, int pe", false),
-    Op::new("shmem_inc", "{T}_inc", "void", "$T *dest, int pe", false),
-    Op::new("shmem_fadd", "{T}_fadd", "$T", "$T *dest, $T value, int pe", false),
-    Op::new("shmem_add", "{T}_add", "void", "$T *dest, $T value, int pe", false),
-];
-
-const AMO_BIT: &[Op] = &[
-    Op::new("shmem_atomic_fetch_and", "{T}_atomic_fetch_and", "$T", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_and_nbi", "{T}_atomic_fetch_and_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_and", "{T}_atomic_and", "void", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_or", "{T}_atomic_fetch_or", "$T", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_or_nbi", "{T}_atomic_fetch_or_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_or", "{T}_atomic_or", "void", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_xor", "{T}_atomic_fetch_xor", "$T", "$T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_fetch_xor_nbi", "{T}_atomic_fetch_xor_nbi", "void", "$T *fetch, $T *dest, $T value, int pe", true),
-    Op::new("shmem_atomic_xor", "{T}_atomic_xor", "void", "$T *dest, $T value, int pe", true),
-];
-
-const SIGNAL: &[Op] = &[
-    Op::new(
-        "shmem_put_signal",
-        "{T}_put_signal",
-        "void",
-        "$T *dest, const $T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe",
-        true,
-    ),
-    Op::new(
-        "shmem_put_signal_nbi",
-        "{T}_put_signal_nbi",
-        "void",
-        "$T *dest, const $T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe",
-        true,
-    ),
-];
-
-const COLL: &[Op] = &[
-    Op::new("shmem_broadcast", "{T}_broadcast", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems, int PE_root", false)
-        .on(1),
-    Op::new("shmem_collect", "{T}_collect", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
-    Op::new("shmem_fcollect", "{T}_fcollect", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
-    Op::new("shmem_alltoall", "{T}_alltoall", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
-    Op::new(
-        "shmem_alltoalls",
-        "{T}_alltoalls",
-        "int",
-        "shmem_team_t team, $T *dest, const $T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems",
-        false,
-    )
-    .on(1),
-];
-
-const REDUCE_PARAMS: &str = "shmem_team_t team, $T *dest, const $T *source, size_t nreduce";
-const REDUCE_BITWISE: &[Op] = &[
-    Op::new("shmem_and_reduce", "{T}_and_reduce", "int", REDUCE_PARAMS, false).on(1),
-    Op::new("shmem_or_reduce", "{T}_or_reduce", "int", REDUCE_PARAMS, false).on(1),
-    Op::new("shmem_xor_reduce", "{T}_xor_reduce", "int", REDUCE_PARAMS, false).on(1),
-];
-const REDUCE_MINMAX: &[Op] = &[
-    Op::new("shmem_max_reduce", "{T}_max_reduce", "int", REDUCE_PARAMS, false).on(1),
-    Op::new("shmem_min_reduce", "{T}_min_reduce", "int", REDUCE_PARAMS, false).on(1),
-];
-const REDUCE_ARITH: &[Op] = &[
-    Op::new("shmem_sum_reduce", "{T}_sum_reduce", "int", REDUCE_PARAMS, false).on(1),
-    Op::new("shmem_prod_reduce", "{T}_prod_reduce", "int", REDUCE_PARAMS, false).on(1),
-    Op::new("shmem_sum_inscan", "{T}_sum_inscan", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
-    Op::new("shmem_sum_exscan", "{T}_sum_exscan", "int", "shmem_team_t team, $T *dest, const $T *source, size_t nelems", false).on(1),
-];
-
-const TO_ALL_PARAMS: &str = "$T *dest, const $T *source, int nreduce, int PE_start, int logPE_stride, int PE_size, $T *pWrk, long *pSync";
-const TO_ALL_BITWISE: &[Op] = &[
-    Op::new("", "{T}_and_to_all", "void", TO_ALL_PARAMS, false),
-    Op::new("", "{T}_or_to_all", "void", TO_ALL_PARAMS, false),
-    Op::new("", "{T}_xor_to_all", "void", TO_ALL_PARAMS, false),
-];
-const TO_ALL_ARITH: &[Op] = &[
-    Op::new("", "{T}_max_to_all", "void", TO_ALL_PARAMS, false),
-    Op::new("", "{T}_min_to_all", "void", TO_ALL_PARAMS, false),
-    Op::new("", "{T}_sum_to_all", "void", TO_ALL_PARAMS, false),
-    Op::new("", "{T}_prod_to_all", "void", TO_ALL_PARAMS, false),
-];
-
-/// A family and the TYPENAMEs it covers.
-struct Family {
+/// A part of the header: a title and the routines it declares, in order.
+struct Section {
     title: &'static str,
-    ops: &'static [Op],
-    types: Vec<&'static str>,
-    /// TYPENAMEs whose functions the header defines inline (no exported symbol).
-    inline: Vec<&'static str>,
+    routines: Vec<&'static Routine>,
 }
 
-fn bulk_types() -> Vec<&'static str> {
-    RMA.iter().chain(RMA_C_ONLY).copied().collect()
+impl Section {
+    fn new(title: &'static str, lists: &[&'static [&'static [Routine]]]) -> Section {
+        Section { title, routines: lists.iter().flat_map(|l| l.iter()).flat_map(|r| r.iter()).collect() }
+    }
 }
 
-fn families() -> Vec<Family> {
-    let bulk = bulk_types();
-    let scalar: Vec<&str> = RMA.iter().chain(RMA_C_ONLY).copied().collect();
+/// Every exported routine, by header section.
+fn sections() -> Vec<Section> {
+    use crate::{active_set, amo, cache, coll, ctx, lock, longdouble, memory, order, p2p, rma, setup, signal, sync, teams};
     vec![
-        Family { title: "RMA: typed put/get, nbi, strided, blocked strided", ops: RMA_BULK, types: bulk, inline: vec![] },
-        Family { title: "RMA: single elements", ops: RMA_SCALAR, types: scalar, inline: RMA_C_ONLY.to_vec() },
-        Family { title: "Point-to-point synchronization", ops: P2P, types: SYNC.to_vec(), inline: vec![] },
-        Family {
-            title: "Atomics: fetch, set, swap",
-            ops: AMO_EXT,
-            types: AMO_STANDARD.iter().chain(AMO_EXTENDED).copied().collect(),
-            inline: vec![],
-        },
-        Family { title: "Atomics: arithmetic", ops: AMO_STD, types: AMO_STANDARD.to_vec(), inline: vec![] },
-        Family { title: "Atomics: bitwise", ops: AMO_BIT, types: AMO_BITWISE.to_vec(), inline: vec![] },
-        Family { title: "Atomics: deprecated names", ops: AMO_EXT_OLD, types: AMO_DEPRECATED_EXTENDED.to_vec(), inline: vec![] },
-        Family { title: "Atomics: deprecated names (integers)", ops: AMO_STD_OLD, types: AMO_DEPRECATED_STANDARD.to_vec(), inline: vec![] },
-        Family { title: "Signals: put with signal", ops: SIGNAL, types: bulk_types(), inline: vec![] },
-        Family { title: "Collectives: broadcast, collect, alltoall", ops: COLL, types: bulk_types(), inline: vec![] },
-        Family { title: "Reductions: and, or, xor", ops: REDUCE_BITWISE, types: REDUCE_BITWISE_TYPES.to_vec(), inline: vec![] },
-        Family { title: "Reductions: max, min", ops: REDUCE_MINMAX, types: REDUCE_MINMAX_TYPES.to_vec(), inline: vec![] },
-        Family { title: "Reductions: sum, prod; sum scans", ops: REDUCE_ARITH, types: REDUCE_ARITH_TYPES.to_vec(), inline: vec![] },
-        Family {
-            title: "Active-set reductions (deprecated): and, or, xor",
-            ops: TO_ALL_BITWISE,
-            types: TO_ALL_BITWISE_TYPES.to_vec(),
-            inline: vec![],
-        },
-        Family {
-            title: "Active-set reductions (deprecated): max, min, sum, prod",
-            ops: TO_ALL_ARITH,
-            types: TO_ALL_ARITH_TYPES.to_vec(),
-            inline: vec![],
-        },
+        Section::new("Library setup, exit and query", &[&[setup::ROUTINES]]),
+        Section::new("Memory management (collective)", &[&[memory::ROUTINES]]),
+        Section::new("Teams", &[&[teams::ROUTINES]]),
+        Section::new("Communication contexts", &[&[ctx::ROUTINES]]),
+        Section::new("RMA: sized and byte forms", &[rma::sized::ROUTINES, &[rma::mem::ROUTINES]]),
+        Section::new("RMA: typed put/get, nbi, strided, blocked strided", &[rma::typed::ROUTINES, rma::typed_c_only::ROUTINES]),
+        Section::new("RMA: single elements", &[rma::scalar::ROUTINES, &[longdouble::ROUTINES]]),
+        Section::new("Point-to-point synchronization", &[p2p::typed::ROUTINES, &[p2p::ROUTINES]]),
+        Section::new("Atomics: fetch, set, swap", &[amo::extended::ROUTINES, amo::extended_float::ROUTINES]),
+        Section::new("Atomics: arithmetic", &[amo::standard::ROUTINES]),
+        Section::new("Atomics: bitwise", &[amo::bitwise::ROUTINES]),
+        Section::new("Atomics: deprecated names", &[amo::extended::DEPRECATED, amo::extended_float::DEPRECATED, amo::standard::DEPRECATED]),
+        Section::new(
+            "Signals: put with signal, updates, fetch, wait",
+            &[signal::typed::ROUTINES, signal::typed_c_only::ROUTINES, signal::sized::ROUTINES, &[signal::ROUTINES]],
+        ),
+        Section::new("Distributed locks", &[&[lock::ROUTINES]]),
+        Section::new(
+            "Collectives: broadcast, collect, alltoall",
+            &[coll::typed::ROUTINES, coll::typed_c_only::ROUTINES, &[coll::ROUTINES]],
+        ),
+        Section::new("Reductions: and, or, xor", &[coll::bitwise::ROUTINES]),
+        Section::new("Reductions: max, min", &[coll::minmax::ROUTINES, coll::minmax_c_only::ROUTINES]),
+        Section::new("Reductions: sum, prod; sum scans", &[coll::arith::ROUTINES, coll::arith_c_only::ROUTINES]),
+        Section::new("Active-set collectives (deprecated): pSync arrays of SHMEM_*_SYNC_SIZE longs", &[active_set::ROUTINES]),
+        Section::new(
+            "Active-set reductions (deprecated)",
+            &[
+                active_set::to_all_rust::BITWISE,
+                active_set::to_all_rust::ARITH,
+                active_set::to_all_c_only::BITWISE,
+                active_set::to_all_c_only::ARITH,
+            ],
+        ),
+        Section::new("Memory ordering", &[&[order::ROUTINES]]),
+        Section::new("Barriers and syncs", &[&[sync::ROUTINES]]),
+        Section::new("Cache management (deprecated; no-ops)", &[&[cache::ROUTINES]]),
     ]
 }
 
-fn subst(template: &str, t: &str) -> String {
-    template.replace("$T", c_type(t))
+/// The C spelling of a parameter or return type as the routine's Rust code writes it
+/// (`T` is the element type, spelled `elem` in C).
+fn c_of(rust: &str, elem: &str) -> String {
+    let ty: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
+    let c = match ty.as_str() {
+        "" | "!" | "()" => "void",
+        "T" => return elem.to_string(),
+        "*mutT" => return format!("{elem} *"),
+        "*constT" => return format!("const {elem} *"),
+        "*mutc_void" => "void *",
+        "*constc_void" => "const void *",
+        "usize" => "size_t",
+        "*mutusize" => "size_t *",
+        "isize" => "ptrdiff_t",
+        "c_int" => "int",
+        "*mutc_int" => "int *",
+        "*constc_int" => "const int *",
+        "c_long" => "long",
+        "*mutc_long" => "long *",
+        "*mutc_char" => "char *",
+        "u64" => "uint64_t",
+        "*mutu64" => "uint64_t *",
+        "*constu64" => "const uint64_t *",
+        "f64" => "double",
+        "TeamHandle" => "shmem_team_t",
+        "*mutTeamHandle" => "shmem_team_t *",
+        "CtxHandle" => "shmem_ctx_t",
+        "*mutCtxHandle" => "shmem_ctx_t *",
+        "*constTeamConfigC" => "const shmem_team_config_t *",
+        "*mutTeamConfigC" => "shmem_team_config_t *",
+        "*constSessionConfigC" => "const shmem_ctx_session_config_t *",
+        other => panic!("header: no C spelling for the Rust type `{other}`: add it to c_of"),
+    };
+    c.to_string()
 }
 
-/// The parameter names of a parameter list.
-fn arg_names(params: &str) -> Vec<String> {
-    if params.trim().is_empty() || params.trim() == "void" {
-        return Vec::new();
+/// Whether a Rust parameter type is the element type or a pointer to it.
+fn mentions_element(rust: &str) -> bool {
+    let ty: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(ty.as_str(), "T" | "*mutT" | "*constT")
+}
+
+/// `type name`, without a space after a `*`.
+fn declarator(ty: &str, name: &str) -> String {
+    if ty.ends_with('*') {
+        format!("{ty}{name}")
+    } else {
+        format!("{ty} {name}")
     }
-    params.split(',').map(|p| p.trim().rsplit([' ', '*']).next().expect("a parameter name").to_string()).collect()
 }
 
-/// The header being written, and the exported functions it declares.
+/// A C declaration's pieces.
+#[derive(Clone)]
+struct Signature {
+    ret: String,
+    name: String,
+    /// (C type, name) of each parameter.
+    params: Vec<(String, String)>,
+    noreturn: bool,
+}
+
+impl Signature {
+    fn params_text(&self) -> String {
+        if self.params.is_empty() {
+            return "void".into();
+        }
+        self.params.iter().map(|(t, n)| declarator(t, n)).collect::<Vec<_>>().join(", ")
+    }
+    fn text(&self, prefix: &str) -> String {
+        let sep = if self.ret.ends_with('*') { "" } else { " " };
+        let noreturn = if self.noreturn { NORETURN } else { "" };
+        format!("{noreturn}{}{sep}{prefix}{}({});", self.ret, self.name, self.params_text())
+    }
+}
+
+/// The attribute of `shmem_global_exit`, for C11 and C++11.
+const NORETURN: &str =
+    "#if defined(__cplusplus) && __cplusplus >= 201103L\n[[noreturn]]\n#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n_Noreturn\n#endif\n";
+
+/// The C element type of a routine (`""` when untyped).
+fn elem(r: &Routine) -> &'static str {
+    if r.typename.is_empty() {
+        ""
+    } else {
+        c_type(r.typename)
+    }
+}
+
+/// The signatures a routine exports under `prefix` names (its plain and context forms).
+fn signatures(r: &Routine, prefix: &str) -> Vec<Signature> {
+    let e = elem(r);
+    let params: Vec<(String, String)> = r.params.iter().map(|(n, t)| (c_of(t, e), n.to_string())).collect();
+    let ret = c_of(r.ret, e);
+    let noreturn = r.ret == "!";
+    let plain = Signature { ret: ret.clone(), name: format!("{prefix}{}", r.name), params: params.clone(), noreturn };
+    if !r.ctx {
+        return vec![plain];
+    }
+    let mut with_ctx = vec![("shmem_ctx_t".to_string(), "ctx".to_string())];
+    with_ctx.extend(params);
+    vec![plain, Signature { ret, name: format!("{prefix}ctx_{}", r.name), params: with_ctx, noreturn }]
+}
+
+/// The standard C names a routine is declared under in `shmem.h` (none for an extension
+/// without a standard name).
+fn standard_signatures(r: &Routine) -> Vec<Signature> {
+    match r.naming {
+        Naming::Shmem => signatures(r, "shmem_"),
+        Naming::Bare => signatures(r, ""),
+        Naming::ExtensionOnly => Vec::new(),
+    }
+}
+
+/// The header being written, and the functions it declares.
 struct Writer {
     text: String,
-    declared: Vec<String>,
-    /// (return type, name, parameters) of every declared function, for `pshmem.h`.
-    signatures: Vec<(String, String, String)>,
+    declared: Vec<Signature>,
 }
 
 impl Writer {
@@ -346,13 +195,39 @@ impl Writer {
     fn section(&mut self, title: &str) {
         let _ = write!(self.text, "\n/* ---- {title} ---- */\n");
     }
-    /// Declares an exported function.
-    fn func(&mut self, ret: &str, name: &str, params: &str) {
-        let sep = if ret.ends_with('*') { "" } else { " " };
-        let params = if params.is_empty() { "void" } else { params };
-        let _ = writeln!(self.text, "{ret}{sep}{name}({params});");
-        self.declared.push(name.to_string());
-        self.signatures.push((ret.to_string(), name.to_string(), params.to_string()));
+    fn declare(&mut self, sig: Signature) {
+        self.line(&sig.text(""));
+        self.declared.push(sig);
+    }
+}
+
+/// The routines of a section grouped by operation (first appearance first), each group
+/// in type order: `long_put`, `int_put`, ..., then `long_get`, ...
+fn by_op(routines: &[&'static Routine]) -> Vec<Vec<&'static Routine>> {
+    let mut groups: Vec<Vec<&'static Routine>> = Vec::new();
+    for &r in routines {
+        let key = |x: &Routine| (x.op, x.typename.is_empty());
+        match groups.iter_mut().find(|g| key(g[0]) == key(r)) {
+            Some(g) => g.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    groups
+}
+
+fn declare_section(w: &mut Writer, s: &Section) {
+    w.section(s.title);
+    let mut bare_noted = false;
+    for group in by_op(&s.routines) {
+        for r in group {
+            if r.naming == Naming::Bare && !bare_noted {
+                w.line("/* Deprecated SGI-era names. */");
+                bare_noted = true;
+            }
+            for sig in standard_signatures(r) {
+                w.declare(sig);
+            }
+        }
     }
 }
 
@@ -412,331 +287,205 @@ fn handles(w: &mut Writer) {
     w.line("typedef struct rshmem_ctx_handle *shmem_ctx_t;");
     w.line("typedef struct rshmem_team_handle *shmem_team_t;");
     w.line("typedef struct {\n    int num_contexts;\n} shmem_team_config_t;");
-    w.line(&format!("#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)(uintptr_t){})", crate::state::CTX_DEFAULT));
+    w.line(&format!("#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)(uintptr_t){})", crate::handle::CTX_DEFAULT));
     for (name, bits) in
         [("SERIALIZED", rshmem::CtxOptions::SERIALIZED), ("PRIVATE", rshmem::CtxOptions::PRIVATE), ("NOSTORE", rshmem::CtxOptions::NOSTORE)]
     {
         w.line(&format!("#define SHMEM_CTX_{name} {bits}L"));
     }
-    w.line("#define SHMEM_CTX_INVALID ((shmem_ctx_t)(uintptr_t)0)");
+    w.line(&format!("#define SHMEM_CTX_INVALID ((shmem_ctx_t)(uintptr_t){})", crate::handle::CTX_INVALID));
+    w.line("typedef struct {\n    size_t total_ops;\n} shmem_ctx_session_config_t;");
+    w.line(&format!("#define SHMEM_CTX_SESSION_BATCH {}L", crate::ctx::SESSION_BATCH));
+    w.line(&format!("#define SHMEM_CTX_SESSION_TOTAL_OPS {}L", crate::ctx::SESSION_TOTAL_OPS));
     for (name, team) in [("WORLD", rshmem::Team::WORLD), ("SHARED", rshmem::Team::SHARED), ("INVALID", rshmem::Team::INVALID)] {
-        w.line(&format!("#define SHMEM_TEAM_{name} ((shmem_team_t)(uintptr_t){})", crate::teams::handle(team) as usize));
+        w.line(&format!("#define SHMEM_TEAM_{name} ((shmem_team_t)(uintptr_t){})", crate::handle::team_handle(team) as usize));
+    }
+    let (f, d) = (c_type("complexf"), c_type("complexd"));
+    w.line("/* The complex types of the reductions: C's, or C++'s of the same layout. */");
+    w.line(&format!("#if defined(__cplusplus)\ntypedef std::complex<float> {f};\ntypedef std::complex<double> {d};"));
+    w.line(&format!("#else\ntypedef float _Complex {f};\ntypedef double _Complex {d};\n#endif"));
+}
+
+/// The routines' C11 generic selections and C++ overloads: one generic per operation of
+/// the typed routines that have one.
+struct Generic {
+    /// `shmem_` + the operation.
+    name: String,
+    /// One routine per type, in table order.
+    routines: Vec<&'static Routine>,
+}
+
+fn generics() -> Vec<Generic> {
+    let mut out: Vec<Generic> = Vec::new();
+    for s in sections() {
+        for group in by_op(&s.routines) {
+            let typed: Vec<&'static Routine> = group.into_iter().filter(|r| r.generic && r.naming == Naming::Shmem).collect();
+            if let Some(first) = typed.first() {
+                out.push(Generic { name: format!("shmem_{}", first.op), routines: typed });
+            }
+        }
+    }
+    out
+}
+
+impl Generic {
+    /// The parameter the selection is made on (the first that holds the element type).
+    fn dispatch(&self) -> usize {
+        self.routines[0].params.iter().position(|(_, t)| mentions_element(t)).expect("a typed routine mentions its type")
+    }
+    fn dispatch_is_const(&self) -> bool {
+        let (_, t) = self.routines[0].params[self.dispatch()];
+        t.replace(' ', "") == "*constT"
+    }
+    fn typenames(&self) -> Vec<&'static str> {
+        self.routines.iter().map(|r| r.typename).collect()
+    }
+    /// The routines selected by base type, and those that need their typedef named
+    /// (their base types may be missing from the list).
+    fn split(&self) -> (Vec<&'static Routine>, Vec<&'static Routine>) {
+        let types = self.typenames();
+        let base = self.routines.iter().copied().filter(|r| is_base_type(r.typename)).collect();
+        let own = self.routines.iter().copied().filter(|r| typedef_needs_own_entry(r.typename, &types)).collect();
+        (base, own)
     }
 }
 
-fn setup(w: &mut Writer) {
-    w.section("Library setup, exit and query");
-    w.func("void", "shmem_init", "");
-    w.func("int", "shmem_init_thread", "int requested, int *provided");
-    w.func("void", "shmem_query_thread", "int *provided");
-    w.func("void", "shmem_query_initialized", "int *initialized");
-    w.func("void", "shmem_finalize", "");
-    w.line("#if defined(__cplusplus) && __cplusplus >= 201103L\n[[noreturn]]\n#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n_Noreturn\n#endif");
-    w.func("void", "shmem_global_exit", "int status");
-    w.func("int", "shmem_my_pe", "");
-    w.func("int", "shmem_n_pes", "");
-    w.func("int", "shmem_pe_accessible", "int pe");
-    w.func("int", "shmem_addr_accessible", "const void *addr, int pe");
-    w.func("void *", "shmem_ptr", "const void *dest, int pe");
-    w.func("void *", "shmem_team_ptr", "shmem_team_t team, const void *dest, int pe");
-    w.func("void", "shmem_info_get_version", "int *major, int *minor");
-    w.func("void", "shmem_info_get_name", "char *name");
-    w.line("/* Deprecated. */");
-    w.func("void", "start_pes", "int npes");
-    w.func("int", "_my_pe", "");
-    w.func("int", "_num_pes", "");
-    w.line("/* Profiling control: rshmem has no profiling layer, so this does nothing. */");
-    w.line("static inline void shmem_pcontrol(const int level, ...) { (void)level; }");
+/// `_Generic(sel, T *: f_T, ..., default: <fallbacks, one level each>)`.
+fn selection(sel: &str, base: &[&Routine], own: &[&Routine], ctx: bool, is_const: bool) -> String {
+    let assoc = |r: &Routine| -> String {
+        let ct = c_type(r.typename);
+        let f = format!("shmem_{}{}", if ctx { "ctx_" } else { "" }, r.name);
+        if is_const {
+            format!(" const {ct} *: {f}, {ct} *: {f},")
+        } else {
+            format!(" {ct} *: {f},")
+        }
+    };
+    let mut fallback = "rshmem_generic_nomatch".to_string();
+    for r in own.iter().rev() {
+        fallback = format!("_Generic({sel},{} default: {fallback})", assoc(r));
+    }
+    let list: String = base.iter().map(|r| assoc(r)).collect();
+    format!("_Generic({sel},{list} default: {fallback})")
 }
 
-fn memory(w: &mut Writer) {
-    w.section("Memory management (collective)");
-    w.func("void *", "shmem_malloc", "size_t size");
-    w.func("void *", "shmem_malloc_with_hints", "size_t size, long hints");
-    w.func("void *", "shmem_calloc", "size_t count, size_t size");
-    w.func("void *", "shmem_align", "size_t alignment, size_t size");
-    w.func("void *", "shmem_realloc", "void *ptr, size_t size");
-    w.func("void", "shmem_free", "void *ptr");
-    w.line("/* Deprecated. */");
-    w.func("void *", "shmalloc", "size_t size");
-    w.func("void", "shfree", "void *ptr");
-    w.func("void *", "shrealloc", "void *ptr, size_t size");
-    w.func("void *", "shmemalign", "size_t alignment, size_t size");
+fn c11_generic(w: &mut Writer, g: &Generic) {
+    let (base, own) = g.split();
+    let d = g.dispatch();
+    let sel = |i: usize| if i == 0 { "RSHMEM_ARG1(__VA_ARGS__)".to_string() } else { format!("RSHMEM_ARG{}N(__VA_ARGS__)", i + 1) };
+    let is_const = g.dispatch_is_const();
+    let text = if g.routines[0].ctx {
+        format!(
+            "#define {}(...) _Generic({}, shmem_ctx_t: {}, default: {})(__VA_ARGS__)",
+            g.name,
+            sel(0),
+            selection(&sel(d + 1), &base, &own, true, is_const),
+            selection(&sel(0), &base, &own, false, is_const)
+        )
+    } else {
+        format!("#define {}(...) {}(__VA_ARGS__)", g.name, selection(&sel(d), &base, &own, false, is_const))
+    };
+    w.line(&text);
 }
 
-fn teams(w: &mut Writer) {
-    w.section("Teams");
-    w.func("int", "shmem_team_my_pe", "shmem_team_t team");
-    w.func("int", "shmem_team_n_pes", "shmem_team_t team");
-    w.func("int", "shmem_team_get_config", "shmem_team_t team, long config_mask, shmem_team_config_t *config");
-    w.func("int", "shmem_team_translate_pe", "shmem_team_t src_team, int src_pe, shmem_team_t dest_team");
-    w.func(
-        "int",
-        "shmem_team_split_strided",
-        "shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team",
-    );
-    w.func(
-        "int",
-        "shmem_team_split_2d",
-        "shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team, \
-         const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team",
-    );
-    w.func("void", "shmem_team_destroy", "shmem_team_t team");
-    w.func("int", "shmem_team_sync", "shmem_team_t team");
-}
-
-fn family(w: &mut Writer, f: &Family) {
-    w.section(f.title);
-    for op in f.ops {
-        for &t in &f.types {
-            let ret = subst(op.ret, t);
-            let params = subst(op.params, t);
-            if f.inline.contains(&t) {
-                inline_bytes_op(w, op, t, &ret, &params);
+/// The C++ overloads of one generic (C++ has no `_Generic`): one per base type, and a
+/// template per typedef that needs its own entry, enabled only for that type.
+fn cxx_overloads(w: &mut Writer, g: &Generic, declared: &[Signature]) {
+    let (base, own) = g.split();
+    let d = g.dispatch();
+    for r in &base {
+        for sig in signatures(r, "shmem_") {
+            // A C function of the generic's name and these parameter types exists (the
+            // deprecated `long` shmem_wait_until): it serves as the overload.
+            if declared.iter().any(|s| s.name == g.name && s.params.iter().map(|p| &p.0).eq(sig.params.iter().map(|p| &p.0))) {
                 continue;
             }
-            w.func(&ret, &op.func(t, false), &params);
-            if op.ctx {
-                w.func(&ret, &op.func(t, true), &format!("shmem_ctx_t ctx, {params}"));
-            }
+            let args: Vec<&str> = sig.params.iter().map(|(_, n)| n.as_str()).collect();
+            let sep = if sig.ret.ends_with('*') { "" } else { " " };
+            w.line(&format!("inline {}{sep}{}({}) {{ return {}({}); }}", sig.ret, g.name, sig.params_text(), sig.name, args.join(", ")));
         }
     }
-}
-
-/// `p`/`g` of a type Rust cannot pass by value, as inline byte moves.
-fn inline_bytes_op(w: &mut Writer, op: &Op, t: &str, ret: &str, params: &str) {
-    let ct = c_type(t);
-    let (ctx_body, body) = match op.name {
-        "{T}_p" => (
-            "{ shmem_ctx_putmem(ctx, dest, &value, sizeof value, pe); }".to_string(),
-            "{ shmem_putmem(dest, &value, sizeof value, pe); }".to_string(),
-        ),
-        "{T}_g" => (
-            format!("{{ {ct} v; shmem_ctx_getmem(ctx, &v, source, sizeof v, pe); return v; }}"),
-            format!("{{ {ct} v; shmem_getmem(&v, source, sizeof v, pe); return v; }}"),
-        ),
-        other => panic!("no inline form of {other}"),
-    };
-    w.line(&format!("static inline {ret} {}(shmem_ctx_t ctx, {params}) {ctx_body}", op.func(t, true)));
-    w.line(&format!("static inline {ret} {}({params}) {body}", op.func(t, false)));
-}
-
-fn sized_and_mem(w: &mut Writer) {
-    w.section("RMA: sized and byte forms");
-    let forms = [
-        ("put{S}", "void *dest, const void *source, size_t nelems, int pe"),
-        ("get{S}", "void *dest, const void *source, size_t nelems, int pe"),
-        ("put{S}_nbi", "void *dest, const void *source, size_t nelems, int pe"),
-        ("get{S}_nbi", "void *dest, const void *source, size_t nelems, int pe"),
-        ("iput{S}", "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe"),
-        ("iget{S}", "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe"),
-        ("ibput{S}", "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe"),
-        ("ibget{S}", "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe"),
-    ];
-    for (name, params) in forms {
-        for s in SIZES {
-            let n = name.replace("{S}", &s.to_string());
-            w.func("void", &format!("shmem_{n}"), params);
-            w.func("void", &format!("shmem_ctx_{n}"), &format!("shmem_ctx_t ctx, {params}"));
+    for (k, r) in own.iter().enumerate() {
+        let ct = c_type(r.typename);
+        let mut cond = format!("rshmem_cxx::same<T, {ct}>::value");
+        for earlier in &own[..k] {
+            let _ = write!(cond, " && !rshmem_cxx::same<T, {}>::value", c_type(earlier.typename));
         }
-    }
-    for n in ["putmem", "getmem", "putmem_nbi", "getmem_nbi"] {
-        let params = "void *dest, const void *source, size_t nelems, int pe";
-        w.func("void", &format!("shmem_{n}"), params);
-        w.func("void", &format!("shmem_ctx_{n}"), &format!("shmem_ctx_t ctx, {params}"));
-    }
-}
-
-fn ordering(w: &mut Writer) {
-    w.section("Memory ordering");
-    for n in ["fence", "quiet"] {
-        w.func("void", &format!("shmem_{n}"), "");
-        w.func("void", &format!("shmem_ctx_{n}"), "shmem_ctx_t ctx");
-    }
-    w.func("void", "shmem_pe_quiet", "const int *target_pes, size_t npes");
-    w.func("void", "shmem_ctx_pe_quiet", "shmem_ctx_t ctx, const int *target_pes, size_t npes");
-}
-
-fn sync(w: &mut Writer) {
-    w.section("Barriers and syncs");
-    w.func("void", "shmem_barrier_all", "");
-    w.func("void", "shmem_sync_all", "");
-}
-
-fn contexts(w: &mut Writer) {
-    w.section("Communication contexts");
-    w.func("int", "shmem_ctx_create", "long options, shmem_ctx_t *ctx");
-    w.func("int", "shmem_team_create_ctx", "shmem_team_t team, long options, shmem_ctx_t *ctx");
-    w.func("void", "shmem_ctx_destroy", "shmem_ctx_t ctx");
-    w.func("int", "shmem_ctx_get_team", "shmem_ctx_t ctx, shmem_team_t *team");
-}
-
-fn signals(w: &mut Writer) {
-    w.section("Signals: sized and byte forms, updates, fetch, wait");
-    let params = "void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe";
-    for nbi in ["", "_nbi"] {
-        for s in SIZES {
-            w.func("void", &format!("shmem_put{s}_signal{nbi}"), params);
-            w.func("void", &format!("shmem_ctx_put{s}_signal{nbi}"), &format!("shmem_ctx_t ctx, {params}"));
-        }
-        w.func("void", &format!("shmem_putmem_signal{nbi}"), params);
-        w.func("void", &format!("shmem_ctx_putmem_signal{nbi}"), &format!("shmem_ctx_t ctx, {params}"));
-    }
-    for op in ["add", "set"] {
-        w.func("void", &format!("shmem_signal_{op}"), "uint64_t *sig_addr, uint64_t signal, int pe");
-        w.func("void", &format!("shmem_ctx_signal_{op}"), "shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe");
-    }
-    w.func("uint64_t", "shmem_signal_fetch", "const uint64_t *sig_addr");
-    w.func("uint64_t", "shmem_signal_wait_until", "uint64_t *sig_addr, int cmp, uint64_t cmp_value");
-}
-
-fn active_sets(w: &mut Writer) {
-    w.section("Active-set collectives (deprecated): pSync arrays of SHMEM_*_SYNC_SIZE longs");
-    let set = "int PE_start, int logPE_stride, int PE_size, long *pSync";
-    w.func("void", "shmem_barrier", set);
-    w.func("void", "shmem_sync", set);
-    for bits in [32, 64] {
-        w.func("void", &format!("shmem_broadcast{bits}"), &format!("void *dest, const void *source, size_t nelems, int PE_root, {set}"));
-        for op in ["collect", "fcollect", "alltoall"] {
-            w.func("void", &format!("shmem_{op}{bits}"), &format!("void *dest, const void *source, size_t nelems, {set}"));
-        }
-        w.func(
-            "void",
-            &format!("shmem_alltoalls{bits}"),
-            &format!("void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, {set}"),
-        );
-    }
-}
-
-fn collectives_mem(w: &mut Writer) {
-    w.section("Collectives: byte forms");
-    w.func("int", "shmem_broadcastmem", "shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root");
-    for op in ["collectmem", "fcollectmem", "alltoallmem"] {
-        w.func("int", &format!("shmem_{op}"), "shmem_team_t team, void *dest, const void *source, size_t nelems");
-    }
-    w.func("int", "shmem_alltoallsmem", "shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems");
-}
-
-fn locks(w: &mut Writer) {
-    w.section("Distributed locks");
-    w.func("void", "shmem_set_lock", "long *lock");
-    w.func("void", "shmem_clear_lock", "long *lock");
-    w.func("int", "shmem_test_lock", "long *lock");
-}
-
-fn p2p_long(w: &mut Writer) {
-    w.line("/* Deprecated untyped forms (long). */");
-    w.func("void", "shmem_wait", "long *ivar, long cmp_value");
-    w.func("void", "shmem_wait_until", "long *ivar, int cmp, long cmp_value");
-}
-
-fn cache(w: &mut Writer) {
-    w.section("Cache management (deprecated; no-ops)");
-    for n in ["clear_cache_inv", "set_cache_inv", "udcflush"] {
-        w.func("void", &format!("shmem_{n}"), "");
-    }
-    for n in ["clear_cache_line_inv", "set_cache_line_inv", "udcflush_line"] {
-        w.func("void", &format!("shmem_{n}"), "void *dest");
-    }
-}
-
-/// The C11 generic selections of one family.
-fn c11_generics(w: &mut Writer, f: &Family) {
-    for op in f.ops.iter().filter(|o| !o.generic.is_empty()) {
-        let types: Vec<&str> = f.types.iter().copied().filter(|t| is_base_type(t)).collect();
-        let assoc = |ctx: bool| -> String {
-            let mut s = String::new();
-            for t in &types {
-                let ct = c_type(t);
-                let fname = op.func(t, ctx);
-                if op.dispatch_const {
-                    let _ = write!(s, " const {ct} *: {fname}, {ct} *: {fname},");
-                } else {
-                    let _ = write!(s, " {ct} *: {fname},");
-                }
-            }
-            s
-        };
-        let sel = |i: usize| if i == 0 { "RSHMEM_ARG1(__VA_ARGS__)".to_string() } else { format!("RSHMEM_ARG{}N(__VA_ARGS__)", i + 1) };
-        let plain = assoc(false);
-        let text = if op.ctx {
-            format!(
-                "#define {}(...) _Generic({}, shmem_ctx_t: _Generic({},{} default: rshmem_generic_nomatch),{} default: rshmem_generic_nomatch)(__VA_ARGS__)",
-                op.generic,
-                sel(0),
-                sel(op.dispatch + 1),
-                assoc(true),
-                plain
-            )
-        } else {
-            format!("#define {}(...) _Generic({},{} default: rshmem_generic_nomatch)(__VA_ARGS__)", op.generic, sel(op.dispatch), plain)
-        };
-        w.line(&text);
-    }
-}
-
-/// The C++ overloads of one family (C++ has no `_Generic`).
-fn cxx_overloads(w: &mut Writer, f: &Family) {
-    for op in f.ops.iter().filter(|o| !o.generic.is_empty()) {
-        for t in f.types.iter().copied().filter(|t| is_base_type(t) && !op.no_cxx.contains(t)) {
-            let ret = subst(op.ret, t);
-            let params = subst(op.params, t);
-            let args = arg_names(&params).join(", ");
-            w.line(&format!("inline {ret} {}({params}) {{ return {}({args}); }}", op.generic, op.func(t, false)));
-            if op.ctx {
-                w.line(&format!(
-                    "inline {ret} {}(shmem_ctx_t ctx, {params}) {{ return {}(ctx{}{args}); }}",
-                    op.generic,
-                    op.func(t, true),
-                    if args.is_empty() { "" } else { ", " }
-                ));
-            }
+        for sig in signatures(r, "shmem_") {
+            let offset = usize::from(sig.name.starts_with("shmem_ctx_"));
+            let params: Vec<String> = sig
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, (t, n))| {
+                    let generic_t = if i == d + offset { "T" } else { "typename rshmem_cxx::id<T>::type" };
+                    declarator(&t.replace(ct, generic_t), n)
+                })
+                .collect();
+            let ret = if sig.ret == ct { "T".to_string() } else { sig.ret.clone() };
+            let args: Vec<&str> = sig.params.iter().map(|(_, n)| n.as_str()).collect();
+            w.line(&format!(
+                "template <class T> inline typename rshmem_cxx::enable_if<{cond}, {ret}>::type {}({}) {{ return {}({}); }}",
+                g.name,
+                params.join(", "),
+                sig.name,
+                args.join(", ")
+            ));
         }
     }
 }
 
 fn build() -> Writer {
-    let mut w = Writer { text: String::new(), declared: Vec::new(), signatures: Vec::new() };
+    let mut w = Writer { text: String::new(), declared: Vec::new() };
     w.line("/* shmem.h: the OpenSHMEM 1.5 C API and the 1.6 additions, as implemented by rshmem.");
-    w.line(" * GENERATED by crates/rshmem-c/src/header.rs from the type table; do not edit.");
+    w.line(" * GENERATED by crates/rshmem-c/src/header.rs from the routines' descriptions; do not edit.");
     w.line(" * Regenerate: RSHMEM_BLESS=1 cargo test -p rshmem-c --test header */");
-    w.line("#ifndef RSHMEM_SHMEM_H\n#define RSHMEM_SHMEM_H\n\n#include <stddef.h>\n#include <stdint.h>\n");
+    w.line("#ifndef RSHMEM_SHMEM_H\n#define RSHMEM_SHMEM_H\n\n#include <stddef.h>\n#include <stdint.h>");
+    w.line("#if defined(__cplusplus)\n#include <complex>\n#endif\n");
     constants(&mut w);
     w.line("\n#ifdef __cplusplus\nextern \"C\" {\n#endif");
     handles(&mut w);
-    setup(&mut w);
-    memory(&mut w);
-    teams(&mut w);
-    contexts(&mut w);
-    let fams = families();
-    sized_and_mem(&mut w);
-    for f in &fams {
-        family(&mut w, f);
+    let secs = sections();
+    for s in &secs {
+        declare_section(&mut w, s);
+        if s.title.starts_with("Library setup") {
+            w.line("/* Profiling control: rshmem has no profiling layer, so this does nothing. */");
+            w.line("static inline void shmem_pcontrol(const int level, ...) { (void)level; }");
+        }
     }
-    p2p_long(&mut w);
-    signals(&mut w);
-    locks(&mut w);
-    active_sets(&mut w);
-    collectives_mem(&mut w);
-    ordering(&mut w);
-    sync(&mut w);
-    cache(&mut w);
     w.line("\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif");
     w.section("Type-generic interfaces");
+    let gens = generics();
     w.line("#if defined(__cplusplus)");
-    for f in &fams {
-        cxx_overloads(&mut w, f);
+    w.line("namespace rshmem_cxx {");
+    w.line("template <class A, class B> struct same { static const bool value = false; };");
+    w.line("template <class A> struct same<A, A> { static const bool value = true; };");
+    w.line("template <bool C, class R> struct enable_if {};");
+    w.line("template <class R> struct enable_if<true, R> { typedef R type; };");
+    w.line("template <class T> struct id { typedef T type; };");
+    w.line("} /* namespace rshmem_cxx */");
+    let declared = w.declared.clone();
+    for g in &gens {
+        cxx_overloads(&mut w, g, &declared);
     }
+    w.line("/* shmem_sync(team): the team form (OpenSHMEM 1.5) beside the deprecated active-set form. */");
+    w.line("inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }");
     w.line("#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L");
     w.line("/* Selected when no association matches: calling it with arguments does not compile. */");
     w.line("void rshmem_generic_nomatch(void);");
     w.line("#define RSHMEM_ARG1(...) RSHMEM_ARG1_(__VA_ARGS__, 0)\n#define RSHMEM_ARG1_(a, ...) (&*(a))");
     w.line("#define RSHMEM_ARG2N(...) RSHMEM_ARG2N_(__VA_ARGS__, 0, 0)\n#define RSHMEM_ARG2N_(a, b, ...) ((b) + 0)");
     w.line("#define RSHMEM_ARG3N(...) RSHMEM_ARG3N_(__VA_ARGS__, 0, 0, 0)\n#define RSHMEM_ARG3N_(a, b, c, ...) ((c) + 0)");
-    for f in &fams {
-        c11_generics(&mut w, f);
+    for g in &gens {
+        c11_generic(&mut w, g);
     }
     w.line("#endif /* generics */");
+    w.line("#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L");
+    w.line("/* shmem_sync(team) (OpenSHMEM 1.5) or the deprecated shmem_sync(PE_start, logPE_stride, PE_size, pSync),");
+    w.line(" * chosen by the number of arguments. */");
+    w.line("#define RSHMEM_SYNC_FORM(a, b, c, d, form, ...) form");
+    w.line("#define shmem_sync(...) RSHMEM_SYNC_FORM(__VA_ARGS__, shmem_sync, 0, 0, shmem_team_sync, 0)(__VA_ARGS__)");
+    w.line("#endif");
     w.line("\n#endif /* RSHMEM_SHMEM_H */");
     w
 }
@@ -748,39 +497,80 @@ pub fn shmem_h() -> String {
 
 /// Names of the functions `shmem.h` declares that `libshmem` must export.
 pub fn declared_functions() -> Vec<String> {
-    build().declared
+    build().declared.into_iter().map(|s| s.name).collect()
+}
+
+/// The routines exported under `pshmem_` names (the standard ones).
+fn profiled() -> Vec<Signature> {
+    sections().iter().flat_map(|s| s.routines.iter()).filter(|r| r.naming == Naming::Shmem).flat_map(|r| signatures(r, "shmem_")).collect()
 }
 
 /// Names of the profiling interface's functions (`pshmem.h`).
 pub fn profiling_functions() -> Vec<String> {
-    build().declared.iter().filter(|n| n.starts_with("shmem_")).map(|n| format!("p{n}")).collect()
+    profiled().into_iter().map(|s| format!("p{}", s.name)).collect()
 }
 
 /// The text of `pshmem.h`: the profiling interface, every `shmem_` routine under the
 /// shifted name `pshmem_`.
 pub fn pshmem_h() -> String {
-    let w = build();
     let mut text = String::from(
         "/* pshmem.h: the OpenSHMEM profiling interface of rshmem: every shmem_ routine as pshmem_.\n\
-         * GENERATED by crates/rshmem-c/src/header.rs from the type table; do not edit. */\n\
+         * GENERATED by crates/rshmem-c/src/header.rs from the routines' descriptions; do not edit. */\n\
          #ifndef RSHMEM_PSHMEM_H\n#define RSHMEM_PSHMEM_H\n\n#include <shmem.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
     );
-    for (ret, name, params) in w.signatures.iter().filter(|(_, n, _)| n.starts_with("shmem_")) {
-        let sep = if ret.ends_with('*') { "" } else { " " };
-        let noreturn = if name == "shmem_global_exit" {
-            "#if defined(__cplusplus) && __cplusplus >= 201103L\n[[noreturn]]\n#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n_Noreturn\n#endif\n"
-        } else {
-            ""
-        };
-        let _ = writeln!(text, "{noreturn}{ret}{sep}p{name}({params});");
+    for sig in profiled() {
+        let _ = writeln!(text, "{}", sig.text("p"));
     }
     text.push_str("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* RSHMEM_PSHMEM_H */\n");
     text
 }
 
-/// The text of `shmemx.h` (rshmem's extensions: none yet beyond what `shmem.h` has).
+/// What each extension without a standard name does (`shmemx.h`'s comments).
+const EXTENSION_DOCS: &[(&str, &str)] = &[(
+    "wtime",
+    "seconds since a fixed point in this process (its first call), by the monotonic\n * clock; only differences between calls mean anything.",
+)];
+
+/// The `shmemx_` signatures, and whether each is an extension of its own
+/// ([`Naming::ExtensionOnly`]) or an earlier name of a standard routine.
+fn extensions() -> Vec<(Signature, Naming)> {
+    sections()
+        .iter()
+        .flat_map(|s| s.routines.iter())
+        .filter(|r| r.shmemx)
+        .flat_map(|r| signatures(r, "shmemx_").into_iter().map(|s| (s, r.naming)))
+        .collect()
+}
+
+/// Names of the functions `shmemx.h` declares.
+pub fn extension_functions() -> Vec<String> {
+    extensions().into_iter().map(|(s, _)| s.name).collect()
+}
+
+/// The text of `shmemx.h`: rshmem's extensions, each mapping onto what the library has.
 pub fn shmemx_h() -> String {
-    "/* shmemx.h: rshmem extensions to OpenSHMEM.\n * GENERATED by crates/rshmem-c/src/header.rs; do not edit. */\n\
-     #ifndef RSHMEM_SHMEMX_H\n#define RSHMEM_SHMEMX_H\n\n#include <shmem.h>\n\n#endif /* RSHMEM_SHMEMX_H */\n"
-        .to_string()
+    let mut text = String::from(
+        "/* shmemx.h: extensions to OpenSHMEM that programs written for other implementations call,\n \
+         * each mapped onto what rshmem has. GENERATED by crates/rshmem-c/src/header.rs; do not edit. */\n\
+         #ifndef RSHMEM_SHMEMX_H\n#define RSHMEM_SHMEMX_H\n\n#include <shmem.h>\n\n",
+    );
+    text.push_str(
+        "/* SHMEMX_TEAM_NODE: the PEs on this PE's node. rshmem's SHMEM_TEAM_SHARED: the PEs of this\n \
+         * host, which map each other's memory. */\n#define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED\n\n\
+         #ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+    );
+    for (sig, _) in extensions().iter().filter(|(_, n)| *n == Naming::ExtensionOnly) {
+        let doc = EXTENSION_DOCS.iter().find(|(n, _)| sig.name == format!("shmemx_{n}")).map(|(_, d)| *d);
+        let doc = doc.unwrap_or_else(|| panic!("header: {} needs a line in EXTENSION_DOCS", sig.name));
+        let _ = writeln!(text, "/* {}: {doc} */\n{}", sig.name, sig.text(""));
+    }
+    text.push_str(
+        "\n/* Earlier names of routines that OpenSHMEM standardized later: each is exactly the shmem_\n \
+         * routine of the same name (pe_quiet, signal_add/set and the sum scans: 1.6). */\n",
+    );
+    for (sig, _) in extensions().iter().filter(|(_, n)| *n == Naming::Shmem) {
+        let _ = writeln!(text, "{}", sig.text(""));
+    }
+    text.push_str("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* RSHMEM_SHMEMX_H */\n");
+    text
 }

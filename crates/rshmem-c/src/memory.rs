@@ -5,12 +5,14 @@
 //! allocation routines barrier on exit, `free` on entry, `realloc` on both; a call that
 //! does nothing (size 0, a null pointer) does not synchronize.
 
+use crate::routine::Routine;
 use crate::state::{bad_arg, bytes_of, rt, OrExit};
 use rshmem::Error;
 use std::ffi::{c_long, c_void};
 
-/// Alignment of `shmem_malloc` (enough for any C type).
-const MALLOC_ALIGN: usize = 16;
+/// Alignment of `shmem_malloc` (enough for any C type), and the least alignment of
+/// `shmem_align`: a smaller power of two is rounded up to it.
+pub const MALLOC_ALIGN: usize = 16;
 
 /// Collective allocation of `size` bytes; null when the heap cannot hold it.
 fn allocate(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c_void {
@@ -67,14 +69,17 @@ fn reallocate(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void 
     new as *mut c_void
 }
 
+/// `shmem_align`: `alignment` must be a power of two. OpenSHMEM asks for a multiple of
+/// `sizeof(void *)`; a smaller power of two (1, 2, 4) is rounded up to [`MALLOC_ALIGN`],
+/// as other implementations do, since a block aligned to 16 is aligned to each of them.
 fn aligned(call: &'static str, alignment: usize, size: usize) -> *mut c_void {
     if size == 0 {
         return std::ptr::null_mut();
     }
-    if !alignment.is_power_of_two() || !alignment.is_multiple_of(std::mem::size_of::<*const c_void>()) {
-        bad_arg(call, "alignment", format_args!("{alignment} is not a power-of-two multiple of sizeof(void *)"));
+    if !alignment.is_power_of_two() {
+        bad_arg(call, "alignment", format_args!("{alignment} is not a power of two"));
     }
-    allocate(call, size, alignment, false)
+    allocate(call, size, alignment.max(MALLOC_ALIGN), false)
 }
 
 c_fn!(malloc, "malloc"; fn (size: usize) -> *mut c_void = |call| allocate(call, size, MALLOC_ALIGN, false));
@@ -89,26 +94,12 @@ c_fn!(align, "align"; fn (alignment: usize, size: usize) -> *mut c_void = |call|
 c_fn!(realloc, "realloc"; fn (ptr: *mut c_void, size: usize) -> *mut c_void = |call| reallocate(call, ptr, size));
 c_fn!(free, "free"; fn (ptr: *mut c_void) = |call| release(call, ptr));
 
-/// Deprecated `shmalloc`.
-#[no_mangle]
-pub extern "C" fn shmalloc(size: usize) -> *mut c_void {
-    allocate("shmalloc", size, MALLOC_ALIGN, false)
-}
+// The deprecated SGI-era names.
+c_fn!(shmalloc, "shmalloc", bare; fn (size: usize) -> *mut c_void = |call| allocate(call, size, MALLOC_ALIGN, false));
+c_fn!(shfree, "shfree", bare; fn (ptr: *mut c_void) = |call| release(call, ptr));
+c_fn!(shrealloc, "shrealloc", bare; fn (ptr: *mut c_void, size: usize) -> *mut c_void = |call| reallocate(call, ptr, size));
+c_fn!(shmemalign, "shmemalign", bare; fn (alignment: usize, size: usize) -> *mut c_void = |call| aligned(call, alignment, size));
 
-/// Deprecated `shfree`.
-#[no_mangle]
-pub extern "C" fn shfree(ptr: *mut c_void) {
-    release("shfree", ptr)
-}
-
-/// Deprecated `shrealloc`.
-#[no_mangle]
-pub extern "C" fn shrealloc(ptr: *mut c_void, size: usize) -> *mut c_void {
-    reallocate("shrealloc", ptr, size)
-}
-
-/// Deprecated `shmemalign`.
-#[no_mangle]
-pub extern "C" fn shmemalign(alignment: usize, size: usize) -> *mut c_void {
-    aligned("shmemalign", alignment, size)
-}
+/// The routines of this module, in header order.
+pub(crate) const ROUTINES: &[Routine] =
+    routines![malloc, malloc_with_hints, calloc, align, realloc, free, shmalloc, shfree, shrealloc, shmemalign];

@@ -2,9 +2,12 @@
 //! (`_all`, `_any`, `_some`, `_vector`), plus the deprecated `wait`, typed from the
 //! type table.
 
+use crate::routine::Routine;
 use crate::state::{bad_arg, rt, OrExit};
 use rshmem::{Cmp, SyncWord, WaitMode};
-use std::ffi::c_int;
+use std::collections::HashMap;
+use std::ffi::{c_int, c_long};
+use std::sync::{LazyLock, Mutex};
 
 /// The `cmp` argument.
 pub(crate) fn cmp_arg(call: &str, cmp: c_int) -> Cmp {
@@ -66,6 +69,45 @@ pub(crate) unsafe fn many<T: SyncWord>(
     (done, active)
 }
 
+/// The index each array last returned from an `_any` routine, by the address of its
+/// `ivars`.
+static LAST_ANY: LazyLock<Mutex<HashMap<usize, usize>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Of the satisfied indices `found` (ascending), the first after the one the last `_any`
+/// call on the same `ivars` returned, wrapping around; and remembers it. A series of calls
+/// thereby returns every satisfied index in turn, as OpenSHMEM requires of
+/// `test_any`/`wait_until_any`, instead of the lowest one forever.
+fn next_fairly(ivars: usize, found: &[usize]) -> usize {
+    let mut last = LAST_ANY.lock().unwrap_or_else(|p| p.into_inner());
+    let after = last.get(&ivars).copied();
+    let pick = after.and_then(|a| found.iter().copied().find(|&i| i > a)).unwrap_or(found[0]);
+    last.insert(ivars, pick);
+    pick
+}
+
+/// The `_any` forms: one satisfied index (`SIZE_MAX` when none, or when every element is
+/// excluded), chosen fairly.
+///
+/// # Safety
+/// As [`many`].
+pub(crate) unsafe fn any<T: SyncWord>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    values: Values<T>,
+    block: bool,
+) -> usize {
+    // SAFETY: the caller's contract is `many`'s.
+    let (found, _) = unsafe { many(call, ivars, nelems, status, cmp, values, WaitMode::Some, block) };
+    if found.is_empty() {
+        usize::MAX
+    } else {
+        next_fairly(ivars as usize, &found)
+    }
+}
+
 /// Writes `found` to `indices` and returns how many.
 ///
 /// # Safety
@@ -81,56 +123,59 @@ pub(crate) unsafe fn write_indices(call: &str, indices: *mut usize, found: &[usi
     found.len()
 }
 
+/// `wait_until_FORM` (blocking) and `test_FORM` (not) from one body, which sees which as
+/// `$block`.
+macro_rules! wait_and_test {
+    ($n:ident, ($wait:ident, $wait_s:literal), ($test:ident, $test_s:literal);
+        fn ($($arg:ident : $ty:ty),*) -> $ret:ty = |$call:ident, $block:ident| $body:expr) => {
+        c_fn!($wait, $n => $wait_s; fn ($($arg : $ty),*) -> $ret = |$call| { let $block = true; $body });
+        c_fn!($test, $n => $test_s; fn ($($arg : $ty),*) -> $ret = |$call| { let $block = false; $body });
+    };
+}
+
 macro_rules! sync_fns {
-    ($(($n:ident, $t:ty)),* $(,)?) => { $(
+    ($(($n:ident, $t:ty)),* $(,)?) => {
+        $(
         #[allow(non_snake_case)]
         pub(crate) mod $n {
             use super::*;
             type T = $t;
-            c_fn!(wait_until, concat!(stringify!($n), "_wait_until");
-                fn (ivar: *mut T, cmp: c_int, value: T) = |call| wait_until(call, ivar, cmp, value));
-            c_fn!(wait, concat!(stringify!($n), "_wait");
-                fn (ivar: *mut T, cmp_value: T) = |call| wait_until(call, ivar, Cmp::Ne as c_int, cmp_value));
-            c_fn!(test, concat!(stringify!($n), "_test");
-                fn (ivar: *mut T, cmp: c_int, value: T) -> c_int = |call| test(call, ivar, cmp, value));
-            c_fn!(wait_until_all, concat!(stringify!($n), "_wait_until_all");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, value: T) =
-                |call| { many(call, ivars, nelems, status, cmp, Values::One(value), WaitMode::All, true); });
-            c_fn!(wait_until_any, concat!(stringify!($n), "_wait_until_any");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, value: T) -> usize =
-                |call| many(call, ivars, nelems, status, cmp, Values::One(value), WaitMode::Any, true).0.first().copied().unwrap_or(usize::MAX));
-            c_fn!(wait_until_some, concat!(stringify!($n), "_wait_until_some");
-                fn (ivars: *mut T, nelems: usize, indices: *mut usize, status: *const c_int, cmp: c_int, value: T) -> usize =
-                |call| write_indices(call, indices, &many(call, ivars, nelems, status, cmp, Values::One(value), WaitMode::Some, true).0));
-            c_fn!(wait_until_all_vector, concat!(stringify!($n), "_wait_until_all_vector");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, values: *const T) =
-                |call| { many(call, ivars, nelems, status, cmp, Values::Each(values), WaitMode::All, true); });
-            c_fn!(wait_until_any_vector, concat!(stringify!($n), "_wait_until_any_vector");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, values: *const T) -> usize =
-                |call| many(call, ivars, nelems, status, cmp, Values::Each(values), WaitMode::Any, true).0.first().copied().unwrap_or(usize::MAX));
-            c_fn!(wait_until_some_vector, concat!(stringify!($n), "_wait_until_some_vector");
-                fn (ivars: *mut T, nelems: usize, indices: *mut usize, status: *const c_int, cmp: c_int, values: *const T) -> usize =
-                |call| write_indices(call, indices, &many(call, ivars, nelems, status, cmp, Values::Each(values), WaitMode::Some, true).0));
-            c_fn!(test_all, concat!(stringify!($n), "_test_all");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, value: T) -> c_int =
-                |call| { let (d, a) = many(call, ivars, nelems, status, cmp, Values::One(value), WaitMode::All, false); (d.len() == a) as c_int });
-            c_fn!(test_any, concat!(stringify!($n), "_test_any");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, value: T) -> usize =
-                |call| many(call, ivars, nelems, status, cmp, Values::One(value), WaitMode::Any, false).0.first().copied().unwrap_or(usize::MAX));
-            c_fn!(test_some, concat!(stringify!($n), "_test_some");
-                fn (ivars: *mut T, nelems: usize, indices: *mut usize, status: *const c_int, cmp: c_int, value: T) -> usize =
-                |call| write_indices(call, indices, &many(call, ivars, nelems, status, cmp, Values::One(value), WaitMode::Some, false).0));
-            c_fn!(test_all_vector, concat!(stringify!($n), "_test_all_vector");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, values: *const T) -> c_int =
-                |call| { let (d, a) = many(call, ivars, nelems, status, cmp, Values::Each(values), WaitMode::All, false); (d.len() == a) as c_int });
-            c_fn!(test_any_vector, concat!(stringify!($n), "_test_any_vector");
-                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, values: *const T) -> usize =
-                |call| many(call, ivars, nelems, status, cmp, Values::Each(values), WaitMode::Any, false).0.first().copied().unwrap_or(usize::MAX));
-            c_fn!(test_some_vector, concat!(stringify!($n), "_test_some_vector");
-                fn (ivars: *mut T, nelems: usize, indices: *mut usize, status: *const c_int, cmp: c_int, values: *const T) -> usize =
-                |call| write_indices(call, indices, &many(call, ivars, nelems, status, cmp, Values::Each(values), WaitMode::Some, false).0));
+            c_fn!(wait_until, $n => "wait_until"; fn (ivar: *mut T, cmp: c_int, cmp_value: T) = |call| wait_until(call, ivar, cmp, cmp_value));
+            c_fn!(wait, $n => "wait"; fn (ivar: *mut T, cmp_value: T) = |call| wait_until(call, ivar, Cmp::Ne as c_int, cmp_value));
+            c_fn!(test, $n => "test"; fn (ivar: *mut T, cmp: c_int, cmp_value: T) -> c_int = |call| test(call, ivar, cmp, cmp_value));
+            c_fn!(wait_until_all, $n => "wait_until_all";
+                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, cmp_value: T) =
+                |call| { many(call, ivars, nelems, status, cmp, Values::One(cmp_value), WaitMode::All, true); });
+            wait_and_test!($n, (wait_until_any, "wait_until_any"), (test_any, "test_any");
+                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, cmp_value: T) -> usize =
+                |call, block| any(call, ivars, nelems, status, cmp, Values::One(cmp_value), block));
+            wait_and_test!($n, (wait_until_some, "wait_until_some"), (test_some, "test_some");
+                fn (ivars: *mut T, nelems: usize, indices: *mut usize, status: *const c_int, cmp: c_int, cmp_value: T) -> usize =
+                |call, block| write_indices(call, indices, &many(call, ivars, nelems, status, cmp, Values::One(cmp_value), WaitMode::Some, block).0));
+            c_fn!(wait_until_all_vector, $n => "wait_until_all_vector";
+                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, cmp_values: *const T) =
+                |call| { many(call, ivars, nelems, status, cmp, Values::Each(cmp_values), WaitMode::All, true); });
+            wait_and_test!($n, (wait_until_any_vector, "wait_until_any_vector"), (test_any_vector, "test_any_vector");
+                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, cmp_values: *const T) -> usize =
+                |call, block| any(call, ivars, nelems, status, cmp, Values::Each(cmp_values), block));
+            wait_and_test!($n, (wait_until_some_vector, "wait_until_some_vector"), (test_some_vector, "test_some_vector");
+                fn (ivars: *mut T, nelems: usize, indices: *mut usize, status: *const c_int, cmp: c_int, cmp_values: *const T) -> usize =
+                |call, block| write_indices(call, indices, &many(call, ivars, nelems, status, cmp, Values::Each(cmp_values), WaitMode::Some, block).0));
+            c_fn!(test_all, $n => "test_all";
+                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, cmp_value: T) -> c_int =
+                |call| { let (d, a) = many(call, ivars, nelems, status, cmp, Values::One(cmp_value), WaitMode::All, false); (d.len() == a) as c_int });
+            c_fn!(test_all_vector, $n => "test_all_vector";
+                fn (ivars: *mut T, nelems: usize, status: *const c_int, cmp: c_int, cmp_values: *const T) -> c_int =
+                |call| { let (d, a) = many(call, ivars, nelems, status, cmp, Values::Each(cmp_values), WaitMode::All, false); (d.len() == a) as c_int });
+            pub(crate) const ROUTINES: &[Routine] = routines![
+                wait_until, wait, test, wait_until_all, wait_until_any, wait_until_some, wait_until_all_vector, wait_until_any_vector,
+                wait_until_some_vector, test_all, test_any, test_some, test_all_vector, test_any_vector, test_some_vector
+            ];
         }
-    )* };
+        )*
+        /// The routines of every type of this list.
+        pub(crate) const ROUTINES: &[&[Routine]] = &[$($n::ROUTINES),*];
+    };
 }
 
 /// Typed routines of every synchronization type.
@@ -140,5 +185,24 @@ pub(crate) mod typed {
 }
 
 // The deprecated untyped `long` forms.
-c_fn!(wait_long, "wait"; fn (ivar: *mut i64, cmp_value: i64) = |call| wait_until(call, ivar, Cmp::Ne as c_int, cmp_value));
-c_fn!(wait_until_long, "wait_until"; fn (ivar: *mut i64, cmp: c_int, value: i64) = |call| wait_until(call, ivar, cmp, value));
+c_fn!(wait_long, "wait"; fn (ivar: *mut c_long, cmp_value: c_long) = |call| wait_until(call, ivar, Cmp::Ne as c_int, cmp_value));
+c_fn!(wait_until_long, "wait_until"; fn (ivar: *mut c_long, cmp: c_int, cmp_value: c_long) = |call| wait_until(call, ivar, cmp, cmp_value));
+
+/// The untyped routines of this module.
+pub(crate) const ROUTINES: &[Routine] = routines![wait_long, wait_until_long];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_hands_out_every_satisfied_index_in_turn() {
+        let key = 0x1000;
+        let picks: Vec<usize> = (0..6).map(|_| next_fairly(key, &[1, 4, 5])).collect();
+        assert_eq!(picks, [1, 4, 5, 1, 4, 5]);
+        // A new set starts after the last pick, wrapping around.
+        assert_eq!(next_fairly(key, &[0, 2]), 0);
+        assert_eq!(next_fairly(key, &[0, 2]), 2);
+        assert_eq!(next_fairly(0x2000, &[3]), 3, "each array keeps its own place");
+    }
+}

@@ -3,7 +3,9 @@
 //! bytes (`putmem`), each with its `shmem_ctx_` twin.
 
 use crate::ctx::with_ctx;
-use crate::state::{bytes_of, local, local_mut, pe_arg, stride_arg, CtxHandle, OrExit};
+use crate::handle::CtxHandle;
+use crate::routine::Routine;
+use crate::state::{bytes_of, local, local_mut, pe_arg, stride_arg, OrExit};
 use rshmem::WordType;
 use std::ffi::{c_int, c_void};
 
@@ -20,6 +22,9 @@ pub(crate) unsafe fn put(
 ) {
     with_ctx(call, h, |c| {
         let pe = pe_arg(call, c, pe);
+        if nelems == 0 {
+            return;
+        }
         // SAFETY: the caller passes `nelems` elements at `source` (the routine's contract).
         let src = unsafe { local(call, "source", source, bytes_of(call, nelems, size)) };
         if nbi { c.putmem_nbi(dest as usize, src, pe) } else { c.putmem(dest as usize, src, pe) }.or_exit(call)
@@ -39,6 +44,9 @@ pub(crate) unsafe fn get(
 ) {
     with_ctx(call, h, |c| {
         let pe = pe_arg(call, c, pe);
+        if nelems == 0 {
+            return;
+        }
         // SAFETY: the caller passes room for `nelems` elements at `dest`.
         let dst = unsafe { local_mut(call, "dest", dest, bytes_of(call, nelems, size)) };
         if nbi { c.getmem_nbi(dst, source as usize, pe) } else { c.getmem(dst, source as usize, pe) }.or_exit(call)
@@ -72,6 +80,9 @@ pub(crate) unsafe fn iput(
     with_ctx(call, h, |c| {
         let pe = pe_arg(call, c, pe);
         let (dst, sst) = (stride_arg(call, "dst", dst), stride_arg(call, "sst", sst));
+        if nelems == 0 {
+            return;
+        }
         // SAFETY: the caller passes the strided source elements at `source`.
         let src = unsafe { local(call, "source", source, span(call, nelems, sst, 1, size)) };
         c.iputmem(dest as usize, src, size, dst, sst, nelems, pe).or_exit(call)
@@ -93,6 +104,9 @@ pub(crate) unsafe fn iget(
     with_ctx(call, h, |c| {
         let pe = pe_arg(call, c, pe);
         let (dst, sst) = (stride_arg(call, "dst", dst), stride_arg(call, "sst", sst));
+        if nelems == 0 {
+            return;
+        }
         // SAFETY: the caller passes room for the strided elements at `dest`.
         let d = unsafe { local_mut(call, "dest", dest, span(call, nelems, dst, 1, size)) };
         c.igetmem(d, source as usize, size, dst, sst, nelems, pe).or_exit(call)
@@ -117,6 +131,9 @@ pub(crate) unsafe fn ibput(
         let pe = pe_arg(call, c, pe);
         let (dst, sst) = (stride_arg(call, "dst", dst), stride_arg(call, "sst", sst));
         let block = bytes_of(call, bsize, size);
+        if block == 0 || nblocks == 0 {
+            return;
+        }
         // SAFETY: the caller passes the blocks at `source`.
         let src = unsafe { local(call, "source", source, span(call, nblocks, sst, bsize, size)) };
         let _ = span(call, nblocks, dst, bsize, size);
@@ -144,6 +161,9 @@ pub(crate) unsafe fn ibget(
         let pe = pe_arg(call, c, pe);
         let (dst, sst) = (stride_arg(call, "dst", dst), stride_arg(call, "sst", sst));
         let block = bytes_of(call, bsize, size);
+        if block == 0 || nblocks == 0 {
+            return;
+        }
         // SAFETY: the caller passes room for the blocks at `dest`.
         let d = unsafe { local_mut(call, "dest", dest, span(call, nblocks, dst, bsize, size)) };
         let _ = span(call, nblocks, sst, bsize, size);
@@ -170,52 +190,63 @@ pub(crate) fn g<T: WordType>(call: &str, h: CtxHandle, source: *const T, pe: c_i
     })
 }
 
-/// The bulk routines of one element type (`$t` only gives the element size).
+/// The bulk routines of one element type.
 macro_rules! rma_bulk {
-    ($(($n:ident, $t:ty)),* $(,)?) => { $(
+    ($(($n:ident, $t:ty)),* $(,)?) => {
+        $(
         #[allow(non_snake_case)]
         pub(crate) mod $n {
             use super::*;
-            const SIZE: usize = std::mem::size_of::<$t>();
-            c_pair!(put, concat!(stringify!($n), "_put");
-                fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| put(call, ctx, dest, source, nelems, SIZE, pe, false));
-            c_pair!(get, concat!(stringify!($n), "_get");
-                fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| get(call, ctx, dest, source, nelems, SIZE, pe, false));
-            c_pair!(put_nbi, concat!(stringify!($n), "_put_nbi");
-                fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| put(call, ctx, dest, source, nelems, SIZE, pe, true));
-            c_pair!(get_nbi, concat!(stringify!($n), "_get_nbi");
-                fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| get(call, ctx, dest, source, nelems, SIZE, pe, true));
-            c_pair!(iput, concat!(stringify!($n), "_iput");
-                fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, pe: c_int) =
-                |call, ctx| iput(call, ctx, dest, source, dst, sst, nelems, SIZE, pe));
-            c_pair!(iget, concat!(stringify!($n), "_iget");
-                fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, pe: c_int) =
-                |call, ctx| iget(call, ctx, dest, source, dst, sst, nelems, SIZE, pe));
-            c_pair!(ibput, concat!(stringify!($n), "_ibput");
-                fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, bsize: usize, nblocks: usize, pe: c_int) =
-                |call, ctx| ibput(call, ctx, dest, source, dst, sst, bsize, nblocks, SIZE, pe));
-            c_pair!(ibget, concat!(stringify!($n), "_ibget");
-                fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, bsize: usize, nblocks: usize, pe: c_int) =
-                |call, ctx| ibget(call, ctx, dest, source, dst, sst, bsize, nblocks, SIZE, pe));
+            type T = $t;
+            const SIZE: usize = std::mem::size_of::<T>();
+            c_pair!(put, $n => "put"; fn (dest: *mut T, source: *const T, nelems: usize, pe: c_int) =
+                |call, ctx| put(call, ctx, dest.cast(), source.cast(), nelems, SIZE, pe, false));
+            c_pair!(get, $n => "get"; fn (dest: *mut T, source: *const T, nelems: usize, pe: c_int) =
+                |call, ctx| get(call, ctx, dest.cast(), source.cast(), nelems, SIZE, pe, false));
+            c_pair!(put_nbi, $n => "put_nbi"; fn (dest: *mut T, source: *const T, nelems: usize, pe: c_int) =
+                |call, ctx| put(call, ctx, dest.cast(), source.cast(), nelems, SIZE, pe, true));
+            c_pair!(get_nbi, $n => "get_nbi"; fn (dest: *mut T, source: *const T, nelems: usize, pe: c_int) =
+                |call, ctx| get(call, ctx, dest.cast(), source.cast(), nelems, SIZE, pe, true));
+            c_pair!(iput, $n => "iput"; fn (dest: *mut T, source: *const T, dst: isize, sst: isize, nelems: usize, pe: c_int) =
+                |call, ctx| iput(call, ctx, dest.cast(), source.cast(), dst, sst, nelems, SIZE, pe));
+            c_pair!(iget, $n => "iget"; fn (dest: *mut T, source: *const T, dst: isize, sst: isize, nelems: usize, pe: c_int) =
+                |call, ctx| iget(call, ctx, dest.cast(), source.cast(), dst, sst, nelems, SIZE, pe));
+            c_pair!(ibput, $n => "ibput";
+                fn (dest: *mut T, source: *const T, dst: isize, sst: isize, bsize: usize, nblocks: usize, pe: c_int) =
+                |call, ctx| ibput(call, ctx, dest.cast(), source.cast(), dst, sst, bsize, nblocks, SIZE, pe));
+            c_pair!(ibget, $n => "ibget";
+                fn (dest: *mut T, source: *const T, dst: isize, sst: isize, bsize: usize, nblocks: usize, pe: c_int) =
+                |call, ctx| ibget(call, ctx, dest.cast(), source.cast(), dst, sst, bsize, nblocks, SIZE, pe));
+            pub(crate) const ROUTINES: &[Routine] = routines![put, get, put_nbi, get_nbi, iput, iget, ibput, ibget];
         }
-    )* };
+        )*
+        /// The routines of every type of this list.
+        pub(crate) const ROUTINES: &[&[Routine]] = &[$($n::ROUTINES),*];
+    };
 }
 
 /// `p` and `g` of one word type.
 macro_rules! rma_scalar {
-    ($(($n:ident, $t:ty)),* $(,)?) => { $(
+    ($(($n:ident, $t:ty)),* $(,)?) => {
+        $(
         #[allow(non_snake_case)]
         pub(crate) mod $n {
             use super::*;
-            c_pair!(p, concat!(stringify!($n), "_p"); fn (dest: *mut $t, value: $t, pe: c_int) = |call, ctx| p(call, ctx, dest, value, pe));
-            c_pair!(g, concat!(stringify!($n), "_g"); fn (source: *const $t, pe: c_int) -> $t = |call, ctx| g(call, ctx, source, pe));
+            type T = $t;
+            c_pair!(p, $n => "p"; fn (dest: *mut T, value: T, pe: c_int) = |call, ctx| p(call, ctx, dest, value, pe));
+            c_pair!(g, $n => "g"; fn (source: *const T, pe: c_int) -> T = |call, ctx| g(call, ctx, source, pe));
+            pub(crate) const ROUTINES: &[Routine] = routines![p, g];
         }
-    )* };
+        )*
+        /// The routines of every type of this list.
+        pub(crate) const ROUTINES: &[&[Routine]] = &[$($n::ROUTINES),*];
+    };
 }
 
 /// The sized routines (`shmem_put32`, `shmem_iget64`, ...).
 macro_rules! rma_sized {
-    ($(($m:ident, $bits:literal, $t:ty)),* $(,)?) => { $(
+    ($(($m:ident, $bits:literal, $t:ty)),* $(,)?) => {
+        $(
         pub(crate) mod $m {
             use super::*;
             const SIZE: usize = std::mem::size_of::<$t>();
@@ -239,18 +270,28 @@ macro_rules! rma_sized {
             c_pair!(ibget, concat!("ibget", $bits);
                 fn (dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, bsize: usize, nblocks: usize, pe: c_int) =
                 |call, ctx| ibget(call, ctx, dest, source, dst, sst, bsize, nblocks, SIZE, pe));
+            pub(crate) const ROUTINES: &[Routine] = routines![put, get, put_nbi, get_nbi, iput, iget, ibput, ibget];
         }
-    )* };
+        )*
+        /// The routines of every size.
+        pub(crate) const ROUTINES: &[&[Routine]] = &[$($m::ROUTINES),*];
+    };
 }
 
-/// Typed routines of every RMA type.
+/// Typed routines of every RMA type Rust has.
 pub(crate) mod typed {
     use super::*;
     rshmem::rma_types!(rma_bulk);
+}
+
+/// Typed routines of the RMA types only C has (moved as bytes).
+pub(crate) mod typed_c_only {
+    use super::*;
     crate::c_only_rma_types!(rma_bulk);
 }
 
-/// `p`/`g` of every RMA type Rust can pass by value.
+/// `p`/`g` of every RMA type Rust can pass by value (`long double`'s are C code that
+/// calls [`put`] and [`get`]).
 pub(crate) mod scalar {
     use super::*;
     rshmem::rma_types!(rma_scalar);
@@ -269,4 +310,6 @@ pub(crate) mod mem {
     c_pair!(getmem, "getmem"; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| get(call, ctx, dest, source, nelems, 1, pe, false));
     c_pair!(putmem_nbi, "putmem_nbi"; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| put(call, ctx, dest, source, nelems, 1, pe, true));
     c_pair!(getmem_nbi, "getmem_nbi"; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call, ctx| get(call, ctx, dest, source, nelems, 1, pe, true));
+    /// The byte routines.
+    pub(crate) const ROUTINES: &[Routine] = routines![putmem, getmem, putmem_nbi, getmem_nbi];
 }

@@ -1,6 +1,8 @@
 //! Library setup, exit and query routines.
 
-use crate::state::{self, bad_arg, fatal, rt, try_rt, TeamHandle};
+use crate::handle::{team_of, TeamHandle};
+use crate::routine::Routine;
+use crate::state::{self, bad_arg, fatal, rt, try_rt};
 use std::ffi::{c_char, c_int, c_void};
 
 /// Thread levels (`SHMEM_THREAD_*`).
@@ -52,11 +54,21 @@ c_fn!(query_initialized, "query_initialized"; fn (initialized: *mut c_int) = |ca
     unsafe { *initialized = state::running() as c_int };
 });
 
-c_fn!(finalize, "finalize"; fn () = |call| state::finalize(call));
+c_fn!(finalize, "finalize"; fn () = |call| {
+    crate::ctx::destroy_all();
+    state::finalize(call)
+});
 
 c_fn!(global_exit, "global_exit"; fn (status: c_int) -> ! = |_call| match try_rt() {
     Some(c) => c.global_exit(status),
     None => std::process::exit(status),
+});
+
+// shmemx_wtime: seconds since a fixed point of this process (the first call), by the
+// monotonic clock; only differences mean anything. An extension only: no shmem_ name.
+c_fn!(wtime, "wtime", shmemx_only; fn () -> f64 = |_call| {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
 });
 
 c_fn!(my_pe, "my_pe"; fn () -> c_int = |call| rt(call).my_pe() as c_int);
@@ -79,7 +91,7 @@ c_fn!(ptr, "ptr"; fn (dest: *const c_void, pe: c_int) -> *mut c_void = |call| {
 
 c_fn!(team_ptr, "team_ptr"; fn (team: TeamHandle, dest: *const c_void, pe: c_int) -> *mut c_void = |call| {
     let c = rt(call);
-    let Some(t) = crate::teams::team_of(team) else { return std::ptr::null_mut() };
+    let Some(t) = team_of(team) else { return std::ptr::null_mut() };
     let world = match c.team_layout(t) {
         Ok((start, stride, size)) if pe >= 0 && (pe as usize) < size => start + pe as usize * stride,
         Ok(_) => return std::ptr::null_mut(),
@@ -112,20 +124,33 @@ c_fn!(info_get_name, "info_get_name"; fn (name: *mut c_char) = |call| {
     }
 });
 
-/// Deprecated `start_pes`: initializes once; later calls do nothing.
-#[no_mangle]
-pub extern "C" fn start_pes(_npes: c_int) {
-    state::initialize("start_pes", THREAD_SINGLE);
-}
+// The deprecated SGI-era names.
+c_fn!(start_pes, "start_pes", bare; fn (npes: c_int) = |call| {
+    // Initializes once; later calls do nothing. The PE count comes from the launcher.
+    let _ = npes;
+    state::initialize(call, THREAD_SINGLE)
+});
+c_fn!(my_pe_old, "_my_pe", bare; fn () -> c_int = |call| rt(call).my_pe() as c_int);
+c_fn!(num_pes_old, "_num_pes", bare; fn () -> c_int = |call| rt(call).n_pes() as c_int);
 
-/// Deprecated `_my_pe`.
-#[no_mangle]
-pub extern "C" fn _my_pe() -> c_int {
-    rt("_my_pe").my_pe() as c_int
-}
-
-/// Deprecated `_num_pes`.
-#[no_mangle]
-pub extern "C" fn _num_pes() -> c_int {
-    rt("_num_pes").n_pes() as c_int
-}
+/// The routines of this module, in header order.
+pub(crate) const ROUTINES: &[Routine] = routines![
+    init,
+    init_thread,
+    query_thread,
+    query_initialized,
+    finalize,
+    global_exit,
+    my_pe,
+    n_pes,
+    pe_accessible,
+    addr_accessible,
+    ptr,
+    team_ptr,
+    info_get_version,
+    info_get_name,
+    start_pes,
+    my_pe_old,
+    num_pes_old,
+    wtime
+];

@@ -1,22 +1,15 @@
 //! The process-wide runtime behind the C ABI: OpenSHMEM keeps its state in globals, so
-//! this module holds the one [`rshmem::Ctx`] of the process, the handle tables of
-//! contexts, and the error path (print a message naming the routine and the argument,
-//! then end the job with `shmem_global_exit`).
+//! this module holds the one [`rshmem::Ctx`] of the process, its start and end, the
+//! error path (print a message naming the routine and the argument, then end the job
+//! with `shmem_global_exit`) and the checks of common arguments. It sits below every
+//! routine module and imports none of them.
 
+use rshmem::config::Device;
 use rshmem::Ctx;
 use std::ffi::{c_int, c_void};
 use std::fmt::Display;
 use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
-
-/// `shmem_ctx_t`: an opaque handle. 0 is `SHMEM_CTX_INVALID`, 1 `SHMEM_CTX_DEFAULT`,
-/// larger values index the context table.
-pub(crate) type CtxHandle = *mut c_void;
-/// `shmem_team_t`: an opaque handle, the team's number plus one (0 is `SHMEM_TEAM_INVALID`).
-pub(crate) type TeamHandle = *mut c_void;
-
-/// Value of `SHMEM_CTX_DEFAULT`.
-pub(crate) const CTX_DEFAULT: usize = 1;
 
 const UNINITIALIZED: u8 = 0;
 const RUNNING: u8 = 1;
@@ -68,11 +61,13 @@ pub(crate) fn initialize(call: &'static str, thread_level: c_int) {
         FINALIZED => fatal(call, "the library was finalized; OpenSHMEM cannot be initialized again"),
         _ => {}
     }
+    // A C program has no `tracing` subscriber of its own: rshmem's log lines go to stderr.
+    rshmem::log::install();
     let statics = match crate::statics::make_symmetric() {
         Ok(s) => s,
         Err(e) => fatal(call, format_args!("cannot make the program's global variables symmetric: {e}")),
     };
-    let ctx = match rshmem::init_with(rshmem::InitOptions { statics }) {
+    let ctx = match init_options(statics).and_then(rshmem::init_with) {
         Ok(c) => c,
         Err(e) => fatal(call, e),
     };
@@ -81,14 +76,31 @@ pub(crate) fn initialize(call: &'static str, thread_level: c_int) {
     PHASE.store(RUNNING, Ordering::Release);
 }
 
-/// Ends the runtime (`shmem_finalize`): collective; later calls do nothing.
+/// What the C ABI asks of rshmem's start: the program's globals made symmetric, and CPU
+/// PEs (host memory) unless `RSHMEM_DEVICE=gpu` asks for GPU memory. An OpenSHMEM C
+/// program stores to what `shmem_malloc` returns from the host, so GPU memory must be
+/// its explicit choice, never what `RSHMEM_DEVICE=auto` finds on the machine.
+fn init_options(statics: Option<rshmem::StaticSegment>) -> rshmem::Result<rshmem::InitOptions> {
+    Ok(rshmem::InitOptions { statics, config: Some(c_config(rshmem::Config::from_env()?)), ..Default::default() })
+}
+
+/// The settings of a C program: as read from the environment, with `RSHMEM_DEVICE=auto`
+/// meaning CPU PEs (see [`init_options`]).
+fn c_config(mut config: rshmem::Config) -> rshmem::Config {
+    if config.device == Device::Auto {
+        config.device = Device::Cpu;
+    }
+    config
+}
+
+/// Ends the runtime (`shmem_finalize`): collective; later calls do nothing. The caller
+/// has destroyed the contexts it created.
 pub(crate) fn finalize(call: &'static str) {
     let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
     if PHASE.load(Ordering::Acquire) != RUNNING {
         return;
     }
     let ctx = RUNTIME.get().expect("running implies a runtime").clone();
-    crate::ctx::destroy_all();
     if let Err(e) = ctx.finalize() {
         fatal(call, e);
     }
@@ -204,5 +216,24 @@ pub(crate) fn stride_arg(call: &str, arg: &str, s: isize) -> usize {
     }
 }
 
-/// `SHMEM_CTX_DEFAULT` as a handle.
-pub(crate) const DEFAULT: CtxHandle = std::ptr::without_provenance_mut(CTX_DEFAULT);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(value: &'static str) -> Device {
+        rshmem::Config::from_lookup(&|name| (name == "RSHMEM_DEVICE").then(|| value.to_string())).expect("valid").device
+    }
+
+    /// Issue 18, item 10: a C program runs as a CPU PE unless `RSHMEM_DEVICE=gpu`.
+    #[test]
+    fn c_programs_get_host_memory_unless_they_ask_for_the_gpu() {
+        let c_device =
+            |v| c_config(rshmem::Config::from_lookup(&|name| (name == "RSHMEM_DEVICE").then(|| String::from(v))).expect("valid")).device;
+        assert_eq!(c_device("auto"), Device::Cpu, "the default must not pick a GPU for a C program");
+        assert_eq!(c_device(""), Device::Cpu, "unset means auto");
+        assert_eq!(c_device("cpu"), Device::Cpu);
+        assert_eq!(c_device("gpu"), Device::Gpu);
+        // The Rust API keeps its default: GPU PEs where a GPU is present.
+        assert_eq!(device("auto"), Device::Auto);
+    }
+}

@@ -5,10 +5,10 @@
 //! segment past its RELRO part) into a shared memory file: copy the bytes into a memfd,
 //! then map the file over the same addresses (`MAP_SHARED | MAP_FIXED`). The program sees
 //! the same memory; the runtime hands the file to every peer, which maps it after this
-//! PE's heap (see `rshmem::heap::StaticSegment`), so RMA and atomics on a global reach
+//! PE's heap (see `rshmem::StaticSegment`), so RMA and atomics on a global reach
 //! the peer's copy like any symmetric object.
 
-use rshmem::heap::StaticSegment;
+use rshmem::StaticSegment;
 use rustix::fd::OwnedFd;
 use std::ffi::{c_int, c_void};
 

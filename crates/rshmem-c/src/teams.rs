@@ -1,8 +1,9 @@
-//! Teams as C handles (`shmem_team_t`): the handle is the team's number plus one, so
-//! `SHMEM_TEAM_INVALID` is the null handle and a destroyed team is recognized by the
-//! runtime's team table.
+//! The team routines over C handles (`shmem_team_t`, see `crate::handle`): a destroyed
+//! team is recognized by the runtime's team table.
 
-use crate::state::{fatal, rt, TeamHandle};
+use crate::handle::{team_handle, team_of, TeamHandle};
+use crate::routine::Routine;
+use crate::state::{bad_arg, fatal, rt};
 use rshmem::{Team, TeamConfig};
 use std::ffi::{c_int, c_long};
 
@@ -16,25 +17,6 @@ pub struct TeamConfigC {
 
 /// `SHMEM_TEAM_NUM_CONTEXTS`: the `config_mask` bit of `num_contexts`.
 pub const TEAM_NUM_CONTEXTS: c_long = 1;
-
-/// The handle of `team`.
-pub(crate) fn handle(team: Team) -> TeamHandle {
-    if team.is_invalid() {
-        std::ptr::null_mut()
-    } else {
-        std::ptr::without_provenance_mut(team.raw() as usize + 1)
-    }
-}
-
-/// The team behind handle `h`; `None` for `SHMEM_TEAM_INVALID`.
-pub(crate) fn team_of(h: TeamHandle) -> Option<Team> {
-    let v = h as usize;
-    match v {
-        0 => None,
-        v if v - 1 < u32::MAX as usize => Some(Team::from_raw((v - 1) as u32)),
-        _ => Some(Team::INVALID),
-    }
-}
 
 /// The configuration a C caller passed (fields selected by `mask`).
 ///
@@ -55,10 +37,10 @@ unsafe fn config_arg(config: *const TeamConfigC, mask: c_long) -> TeamConfig {
 /// `out` is null or points to a `shmem_team_t`.
 unsafe fn store(call: &str, arg: &str, out: *mut TeamHandle, t: Team) {
     if out.is_null() {
-        crate::state::bad_arg(call, arg, "null pointer");
+        bad_arg(call, arg, "null pointer");
     }
     // SAFETY: non-null, the caller's handle variable.
-    unsafe { *out = handle(t) };
+    unsafe { *out = team_handle(t) };
 }
 
 c_fn!(team_my_pe, "team_my_pe"; fn (team: TeamHandle) -> c_int = |call| match team_of(team) {
@@ -85,7 +67,7 @@ c_fn!(team_get_config, "team_get_config"; fn (team: TeamHandle, config_mask: c_l
     };
     if config_mask & TEAM_NUM_CONTEXTS != 0 {
         if config.is_null() {
-            crate::state::bad_arg(call, "config", "null pointer");
+            bad_arg(call, "config", "null pointer");
         }
         // SAFETY: non-null, the caller's config.
         unsafe { (*config).num_contexts = cfg.num_contexts };
@@ -170,3 +152,7 @@ c_fn!(team_sync, "team_sync"; fn (team: TeamHandle) -> c_int = |call| match team
         Err(e) => fatal(call, e),
     },
 });
+
+/// The routines of this module, in header order.
+pub(crate) const ROUTINES: &[Routine] =
+    routines![team_my_pe, team_n_pes, team_get_config, team_translate_pe, team_split_strided, team_split_2d, team_destroy, team_sync];

@@ -21,19 +21,12 @@ fn bin_dir() -> PathBuf {
 }
 
 /// `cargo test` builds `libshmem.so` in `deps/` but (unlike `cargo build`) does not copy
-/// it beside the binaries, where `oshcc` links it from: put the fresh one there.
+/// it beside the binaries, where `oshcc` links it from: `oshcc` places the fresh one
+/// there whenever it runs (here with `--showme`, before any test looks for it).
 fn place_shared_lib(dir: &Path) {
-    let built = dir.join("deps").join("libshmem.so");
+    let out = Command::new(dir.join("oshcc")).arg("--showme").output().expect("run oshcc --showme");
+    assert!(out.status.success(), "{}", text(&out));
     let target = dir.join("libshmem.so");
-    let same = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.len() == y.len() && x.modified().ok() <= y.modified().ok(),
-        _ => false,
-    };
-    if built.exists() && !same(&built, &target) {
-        let tmp = dir.join(format!(".libshmem.so.{}", std::process::id()));
-        std::fs::copy(&built, &tmp).expect("copy libshmem.so");
-        std::fs::rename(&tmp, &target).expect("place libshmem.so");
-    }
     assert!(target.exists(), "{} is missing: build the crate first", target.display());
 }
 
@@ -110,6 +103,19 @@ const PROGRAMS: &[&str] = &[
     "profiling.c",
     "cxx.cpp",
     "bad_args.c",
+    "reduce_types.c",
+    "generics.c",
+    "sync_team.c",
+    "pshmem_longdouble.c",
+    "fairness.c",
+    "ctx_invalid.c",
+    "zero_length.c",
+    "global_exit.c",
+    "align.c",
+    "host_memory.c",
+    "shmemx.c",
+    "cxx_conform.cpp",
+    "sessions.c",
 ];
 
 #[test]
@@ -196,6 +202,90 @@ fn cxx() {
     program("cxx.cpp", &[2, 4]);
 }
 
+/// Issue 18, item 1: long double and complex reductions, scans and to_all forms.
+#[test]
+fn reduce_types() {
+    program("reduce_types.c", &[2, 3, 4]);
+}
+
+/// Item 2: the C11 generics accept int32_t/int64_t bitwise atomics and int8_t..int64_t
+/// bitwise reductions.
+#[test]
+fn generics() {
+    program("generics.c", &[2, 3]);
+}
+
+/// Item 3: `shmem_sync(team)` beside the deprecated four-argument form.
+#[test]
+fn sync_team() {
+    program("sync_team.c", &[2, 3]);
+}
+
+/// Item 4: the profiling names of long double p/g.
+#[test]
+fn pshmem_longdouble() {
+    program("pshmem_longdouble.c", &[2]);
+}
+
+/// Item 5: the _any routines return every satisfied index in turn.
+#[test]
+fn fairness() {
+    program("fairness.c", &[2]);
+}
+
+/// Item 6: quiet and fence on SHMEM_CTX_INVALID do nothing.
+#[test]
+fn ctx_invalid() {
+    program("ctx_invalid.c", &[2]);
+}
+
+/// Item 7: zero-length transfers and collectives with null pointers do nothing.
+#[test]
+fn zero_length() {
+    program("zero_length.c", &[2, 3]);
+}
+
+/// Item 8: `shmem_global_exit(status)` ends the job with `status`, 0 included.
+#[test]
+fn global_exit_status_is_the_jobs() {
+    let exe = build("global_exit.c");
+    for status in [0, 7] {
+        let out = oshrun(&exe, 2, &[&status.to_string()]);
+        assert_eq!(out.status.code(), Some(status), "global_exit({status}):\n{}", text(&out));
+    }
+}
+
+/// Item 9: alignments below the minimum round up to it.
+#[test]
+fn align() {
+    program("align.c", &[2]);
+}
+
+/// Item 10: a plain C program stores to its symmetric memory from the host. On a GPU
+/// host this is the check that C programs get host memory by default.
+#[test]
+fn host_memory() {
+    program("host_memory.c", &[2]);
+}
+
+/// The shmemx.h extensions.
+#[test]
+fn shmemx() {
+    program("shmemx.c", &[2, 3]);
+}
+
+/// OpenSHMEM 1.6 sessions: hints that change no result.
+#[test]
+fn sessions() {
+    program("sessions.c", &[2]);
+}
+
+/// The C++ overloads of items 1 to 3.
+#[test]
+fn cxx_conform() {
+    program("cxx_conform.cpp", &[2, 3]);
+}
+
 /// The bad-argument cases of `bad_args.c` and what each message must name.
 const BAD: &[(&str, &[&str])] = &[
     ("pe", &["shmem_long_put", "`pe`", "PE 2 is out of range"]),
@@ -259,15 +349,22 @@ fn header_is_warning_clean_under_clang() {
     }
 }
 
+/// Every routine `shmem.h`, `pshmem.h` and `shmemx.h` declare.
+fn all_declared() -> Vec<String> {
+    let mut declared = shmem::header::declared_functions();
+    declared.extend(shmem::header::profiling_functions());
+    declared.extend(shmem::header::extension_functions());
+    declared
+}
+
 /// A C file that takes the address of every routine `shmem.h` declares: it links only if
 /// libshmem exports them all.
 #[test]
 fn every_declared_routine_is_exported() {
     let _g = GENERATED.lock().unwrap_or_else(|p| p.into_inner());
-    let mut declared = shmem::header::declared_functions();
-    declared.extend(shmem::header::profiling_functions());
+    let declared = all_declared();
     let mut src = String::from(
-        "#include <shmem.h>\n#include <pshmem.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n",
+        "#include <shmem.h>\n#include <pshmem.h>\n#include <shmemx.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n",
     );
     for f in &declared {
         src.push_str(&format!("    (fn_t){f},\n"));
@@ -293,8 +390,7 @@ fn every_exported_routine_is_declared() {
     let lib = bin_dir().join("libshmem.so");
     let out = Command::new("nm").args(["-D", "--defined-only"]).arg(&lib).output().expect("run nm (binutils)");
     assert!(out.status.success(), "nm {}:\n{}", lib.display(), text(&out));
-    let mut declared = shmem::header::declared_functions();
-    declared.extend(shmem::header::profiling_functions());
+    let declared = all_declared();
     let listing = String::from_utf8_lossy(&out.stdout);
     let mut undeclared = Vec::new();
     let mut count = 0;
@@ -306,6 +402,7 @@ fn every_exported_routine_is_declared() {
         }
         let ours = name.starts_with("shmem_")
             || name.starts_with("pshmem_")
+            || name.starts_with("shmemx_")
             || ["start_pes", "_my_pe", "_num_pes", "shmalloc", "shfree", "shrealloc", "shmemalign"].contains(&name);
         if ours {
             count += 1;

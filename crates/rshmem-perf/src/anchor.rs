@@ -34,6 +34,15 @@ pub fn find_tool(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).filter(|d| acceptable_dir(d, own.as_deref())).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
+/// Whether `shmem.h` is in an include folder of `oshcc` (`--showme:incdirs`): Debian's
+/// openmpi-bin brings the wrapper, libopenmpi-dev the headers.
+pub fn header_present(oshcc: &Path) -> bool {
+    let Ok(out) = Command::new(oshcc).arg("--showme:incdirs").output() else {
+        return false;
+    };
+    String::from_utf8_lossy(&out.stdout).split_whitespace().any(|d| Path::new(d).join("shmem.h").is_file())
+}
+
 /// Open MPI's OpenSHMEM, found on this machine.
 #[derive(Debug)]
 pub struct Oshmem {
@@ -56,6 +65,9 @@ impl Oshmem {
             return Err(missing(&format!("{} is not Open MPI's oshrun", oshrun.display())));
         }
         let version = text.lines().next().unwrap_or("").trim().to_string();
+        if !header_present(&oshcc) {
+            return Err(missing(&format!("Open MPI's shmem.h is not in the include folders of {}", oshcc.display())));
+        }
         Ok(Oshmem { oshcc, oshrun, version, program: None })
     }
 }

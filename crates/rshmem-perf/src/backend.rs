@@ -25,6 +25,8 @@ pub const NPES_VAR: &str = "RSHMEM_PERF_NPES";
 pub const TIMEOUT_VAR: &str = "RSHMEM_PERF_TIMEOUT";
 /// Environment variable naming the suite (`cpu`, `gpu`) for the `launch` and `pe` roles.
 pub const SUITE_VAR: &str = "RSHMEM_PERF_SUITE";
+/// Environment variable with rshmem's PEs per process for the `launch` role.
+pub const PER_PROCESS_VAR: &str = "RSHMEM_PERF_PES_PER_PROCESS";
 
 /// What a job is asked to run.
 #[derive(Debug, Clone)]
@@ -61,13 +63,21 @@ pub struct RshmemPes {
     exe: PathBuf,
     suite: Suite,
     env: Vec<(String, String)>,
+    /// PEs per process (threads of one process beyond 1).
+    per_process: usize,
 }
 
 impl RshmemPes {
     /// The backend that runs this very binary as PEs of `suite`.
     pub fn this_binary(suite: Suite) -> Result<RshmemPes, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program's path: {e}"))?;
-        Ok(RshmemPes { exe, suite, env: Vec::new() })
+        Ok(RshmemPes { exe, suite, env: Vec::new(), per_process: 1 })
+    }
+
+    /// Runs `k` PEs in each process, as threads (`rshmemrun --pes-per-process K`).
+    pub fn with_pes_per_process(mut self, k: usize) -> RshmemPes {
+        self.per_process = k.max(1);
+        self
     }
 
     /// Adds an environment variable for the PEs (a forced collective protocol, say).
@@ -84,7 +94,10 @@ impl Backend for RshmemPes {
 
     fn describe(&self) -> String {
         let extra: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let extra = if extra.is_empty() { String::new() } else { format!(", {}", extra.join(" ")) };
+        let mut extra = if extra.is_empty() { String::new() } else { format!(", {}", extra.join(" ")) };
+        if self.per_process > 1 {
+            extra += &format!(", {} PEs per process as threads", self.per_process);
+        }
         match self.suite {
             Suite::Cpu => format!("rshmem {} CPU PEs (local transport{extra})", env!("CARGO_PKG_VERSION")),
             Suite::Gpu => format!("rshmem {} GPU PEs{extra}", env!("CARGO_PKG_VERSION")),
@@ -98,6 +111,7 @@ impl Backend for RshmemPes {
             .env(NPES_VAR, job.n_pes.to_string())
             .env(TIMEOUT_VAR, job.timeout.as_secs_f64().to_string())
             .env(SUITE_VAR, self.suite.name())
+            .env(PER_PROCESS_VAR, self.per_process.to_string())
             .env("RSHMEM_DEVICE", self.suite.name());
         if self.suite == Suite::Gpu {
             // The whole heap up front: no growth (a collective remap) inside a case.

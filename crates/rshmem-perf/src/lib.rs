@@ -10,8 +10,8 @@
 //! on CPUs, [`gpu::pe`] on GPUs) and the anchors ([`anchor`]: our C program on Open MPI's
 //! OpenSHMEM; [`gpu::anchors`]: our NVSHMEM and NCCL programs). Every backend prints
 //! [`protocol`] lines that the driver reads as they come, advancing a [`progress`] bar;
-//! the [`report`] puts the sides next to each other (terminal table, CSV, JSON) and [`svg`]
-//! draws latency and bandwidth against size.
+//! the [`report`] puts the sides next to each other (terminal table, CSV, JSON) and [`plot`]
+//! draws latency and bandwidth against size (SVG, with `plotters`).
 #![warn(missing_docs)]
 
 pub mod anchor;
@@ -20,9 +20,9 @@ pub mod gpu;
 pub mod ops;
 pub mod pe;
 pub mod plan;
+pub mod plot;
 pub mod progress;
 pub mod protocol;
 pub mod report;
 pub mod sizes;
 pub mod stats;
-pub mod svg;

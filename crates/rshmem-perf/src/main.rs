@@ -5,16 +5,18 @@
 //! launcher; `pe`, it is one PE running the plan.
 
 use clap::Parser;
-use rshmem_perf::anchor::{Oshmem, OSHMEM_INSTALL_HINT};
-use rshmem_perf::backend::{self, Backend, JobOutput, JobSpec, RshmemPes, NPES_VAR, PLAN_VAR, ROLE_VAR, SUITE_VAR, TIMEOUT_VAR};
+use rshmem_perf::anchor::Oshmem;
+use rshmem_perf::backend::{
+    self, Backend, JobOutput, JobSpec, RshmemPes, NPES_VAR, PER_PROCESS_VAR, PLAN_VAR, ROLE_VAR, SUITE_VAR, TIMEOUT_VAR,
+};
 use rshmem_perf::gpu::anchors::{GpuAnchor, Library};
 use rshmem_perf::gpu::{self, COLL_PROTO_VAR};
 use rshmem_perf::ops::{self, Suite};
-use rshmem_perf::plan::{self, PlanSettings};
+use rshmem_perf::plan::{self, Case, PlanSettings};
+use rshmem_perf::plot::{plot, Metric};
 use rshmem_perf::progress::Progress;
 use rshmem_perf::report::{AnchorCell, AnchorInfo, Report, Row};
 use rshmem_perf::sizes::{format_size, parse_size, sweep};
-use rshmem_perf::svg::{plot, Metric};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -29,9 +31,14 @@ struct Cli {
     /// per repetition), 50 warm-up, 5 repetitions.
     #[arg(long)]
     quick: bool,
-    /// Number of PEs (processes on this host).
+    /// Number of PEs (processes on this host, or threads: see --pes-per-process).
     #[arg(long, default_value_t = 2)]
     pes: usize,
+    /// rshmem's PEs per process, as threads of one process (like
+    /// `rshmemrun --pes-per-process`): PEs on one GPU then share its context and run at the
+    /// same time. The anchors keep one PE per process.
+    #[arg(long, default_value_t = 1)]
+    pes_per_process: usize,
     /// Run the GPU suite on GPU PEs (the default when a GPU is present).
     #[arg(long, conflicts_with = "cpu")]
     gpu: bool,
@@ -88,6 +95,50 @@ struct Cli {
     /// List the operations (of the suite chosen) and exit.
     #[arg(long)]
     list_ops: bool,
+    /// What the driver tells the copies of itself it starts.
+    #[command(flatten)]
+    internal: Internal,
+}
+
+/// The settings the driver passes through the environment to the copies of itself that it
+/// starts ([`RshmemPes`]): the only environment this binary reads, as hidden options.
+#[derive(clap::Args, Debug)]
+struct Internal {
+    /// The role of this copy: unset, the driver.
+    #[arg(long = "internal-role", env = ROLE_VAR, hide = true, value_enum)]
+    role: Option<Role>,
+    /// The plan file (`launch` and `pe`).
+    #[arg(long = "internal-plan", env = PLAN_VAR, hide = true)]
+    plan: Option<PathBuf>,
+    /// Number of PEs (`launch`).
+    #[arg(long = "internal-npes", env = NPES_VAR, hide = true)]
+    npes: Option<usize>,
+    /// The job's time limit in seconds (`launch`).
+    #[arg(long = "internal-timeout", env = TIMEOUT_VAR, hide = true)]
+    job_timeout: Option<f64>,
+    /// rshmem's PEs per process (`launch`).
+    #[arg(long = "internal-pes-per-process", env = PER_PROCESS_VAR, hide = true)]
+    pes_per_process: Option<usize>,
+    /// The suite (`launch` and `pe`) [default: cpu].
+    #[arg(long = "internal-suite", env = SUITE_VAR, hide = true, value_parser = parse_suite)]
+    suite: Option<Suite>,
+    /// The GPU collectives' protocol that `--gpu-coll-proto` forced on the PEs (`pe`, for
+    /// its INFO line).
+    #[arg(long = "internal-coll-proto", env = COLL_PROTO_VAR, hide = true)]
+    coll_proto: Option<String>,
+}
+
+/// The roles of the binary's copies.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Starts the PEs (this binary in the `pe` role) through rshmem's launcher.
+    Launch,
+    /// One PE of the job, running the plan.
+    Pe,
+}
+
+fn parse_suite(s: &str) -> Result<Suite, String> {
+    Suite::from_name(s).ok_or_else(|| format!("`{s}` is not a suite (cpu, gpu)"))
 }
 
 const AFTER_HELP: &str = "Outputs in --out: results.csv, results.json, latency.svg, bandwidth.svg, plan.txt.\n\
@@ -172,44 +223,32 @@ fn detect_anchor(name: &str) -> Result<Box<dyn Backend>, String> {
     }
 }
 
-fn driver(cli: Cli) -> ExitCode {
-    let suite = match choose_suite(&cli) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    if cli.list_ops {
-        for o in suite.ops() {
-            println!("{:<26} {}", o.name, o.about);
-        }
-        if suite == Suite::Cpu {
-            for (name, waits) in ops::NOT_YET {
-                println!("{name:<26} (not yet: rshmem has no {waits})");
-            }
-        }
-        return ExitCode::SUCCESS;
+/// The driver: plans the cases, runs rshmem's PEs and the anchors, prints the table and
+/// writes the files.
+fn driver(cli: &Cli) -> ExitCode {
+    match run_suite(cli) {
+        Ok(code) => code,
+        Err(e) => fail(e),
     }
-    let selection = match ops::select(suite, cli.ops.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let wanted = match anchor_names(&cli.anchors, suite) {
-        Ok(w) => w,
-        Err(e) => return fail(e),
-    };
+}
+
+/// Prints the operations of `suite`.
+fn list_ops(suite: Suite) {
+    for o in suite.ops() {
+        println!("{:<26} {}", o.name, o.about);
+    }
+}
+
+/// The plan settings of the flags, with the defaults of the suite and of `--quick`.
+fn plan_settings(cli: &Cli, suite: Suite) -> Result<PlanSettings, String> {
     let (q, on_gpu) = (cli.quick, suite == Suite::Gpu);
-    let begin = cli.begin.unwrap_or(8);
     let end = cli.end.unwrap_or(match (q, on_gpu) {
         (true, false) => 1 << 20,
         (true, true) => 16 << 20,
         _ => 1 << 30,
     });
-    let factor = cli.factor.unwrap_or(2);
-    let sizes = match sweep(begin, end, factor) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let settings = PlanSettings {
-        sizes,
+    Ok(PlanSettings {
+        sizes: sweep(cli.begin.unwrap_or(8), end, cli.factor.unwrap_or(2))?,
         iters: cli.iters.unwrap_or(1000).max(1),
         warmup: cli.warmup.unwrap_or(if q { 50 } else { 100 }),
         reps: cli.reps.unwrap_or(5).max(1),
@@ -220,23 +259,96 @@ fn driver(cli: Cli) -> ExitCode {
         }),
         sync_iters: cli.sync_iters.unwrap_or(if on_gpu { 20 } else { usize::MAX }).max(1),
         max_case_heap: if on_gpu { plan::MAX_GPU_CASE_HEAP } else { plan::MAX_CASE_HEAP },
-    };
-    let (cases, mut notes) = plan::build(&selection.ops, &settings, cli.pes);
+    })
+}
+
+/// The anchors `wanted` (name, required), found and compiled under `out` before anything
+/// runs, so that a missing one is said first: an optional one that is missing becomes a
+/// note, a required one an error.
+fn prepare_anchors(wanted: Vec<(&'static str, bool)>, out: &Path, notes: &mut Vec<String>) -> Result<Vec<Box<dyn Backend>>, String> {
+    let mut anchors: Vec<Box<dyn Backend>> = Vec::new();
+    for (name, required) in wanted {
+        match detect_anchor(name).and_then(|mut a| a.prepare(out).map(|_| a)) {
+            Ok(a) => anchors.push(a),
+            Err(e) if !required => {
+                let first = e.lines().next().unwrap_or("").to_string();
+                // The whole error (a compiler's messages) goes to the log.
+                eprintln!("rshmem-perf: anchor {name} unavailable, running without it: {e}");
+                notes.push(format!("anchor {name} unavailable: {first}"));
+            }
+            Err(e) => return Err(format!("--anchors {name}: {e}")),
+        }
+    }
+    Ok(anchors)
+}
+
+/// One row per case: rshmem's figure and each anchor's (measured, skipped with why, or
+/// missing).
+fn rows(cases: &[Case], ours: &JobOutput, theirs: &[JobOutput]) -> Vec<Row> {
+    let find = |o: &JobOutput, op: &str, bytes: usize| o.results.iter().find(|m| m.op == op && m.bytes == bytes).map(|m| m.time);
+    cases
+        .iter()
+        .map(|c| {
+            let (op, bytes) = (c.op.name(), c.bytes);
+            let cells = theirs
+                .iter()
+                .map(|t| match find(t, op, bytes) {
+                    Some(s) => AnchorCell::Measured(s),
+                    None => t
+                        .skips
+                        .iter()
+                        .find(|(o, b, _)| o == op && *b == bytes)
+                        .map(|(_, _, why)| AnchorCell::Skipped(why.clone()))
+                        .unwrap_or(AnchorCell::Missing),
+                })
+                .collect();
+            Row { op: op.into(), bytes, iters: c.iters, reps: c.reps, ours: find(ours, op, bytes), anchors: cells }
+        })
+        .collect()
+}
+
+/// Writes the CSV, JSON and SVG files of `report` into `out`; false if one failed.
+fn write_files(report: &Report, out: &Path) -> bool {
+    let files = [
+        ("results.csv", Ok(report.csv())),
+        ("results.json", Ok(report.json())),
+        ("latency.svg", plot(report, Metric::Latency)),
+        ("bandwidth.svg", plot(report, Metric::Bandwidth)),
+    ];
+    let mut ok = true;
+    for (name, text) in &files {
+        if let Err(e) = text.as_ref().map_err(String::clone).and_then(|t| write_file(&out.join(name), t)) {
+            eprintln!("rshmem-perf: {name}: {e}");
+            ok = false;
+        }
+    }
+    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+    println!("wrote {} in {}", names.join(", "), out.display());
+    ok
+}
+
+/// The suite as the flags ask: the exit status, or what was wrong with the request.
+fn run_suite(cli: &Cli) -> Result<ExitCode, String> {
+    let suite = choose_suite(cli)?;
+    if cli.list_ops {
+        list_ops(suite);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let selection = ops::select(suite, cli.ops.as_deref())?;
+    let wanted = anchor_names(&cli.anchors, suite)?;
+    let settings = plan_settings(cli, suite)?;
     if cli.pes == 0 {
-        return fail("--pes must be at least 1");
+        return Err("--pes must be at least 1".into());
     }
-    let pair_ops: Vec<&str> = selection.ops.iter().filter(|o| o.info().pattern == ops::Pattern::Pairs).map(|o| o.name()).collect();
+    let (cases, mut notes) = plan::build(&selection, &settings, cli.pes);
+    let pair_ops: Vec<&str> = selection.iter().filter(|o| o.info().pattern == ops::Pattern::Pairs).map(|o| o.name()).collect();
     if cli.pes < 2 && !pair_ops.is_empty() {
-        return fail(format!("--pes {}: point-to-point operations ({}) need at least 2 PEs", cli.pes, pair_ops.join(", ")));
+        return Err(format!("--pes {}: point-to-point operations ({}) need at least 2 PEs", cli.pes, pair_ops.join(", ")));
     }
-    if let Err(e) = std::fs::create_dir_all(&cli.out) {
-        return fail(format!("cannot create the results folder {}: {e}", cli.out.display()));
-    }
+    std::fs::create_dir_all(&cli.out).map_err(|e| format!("cannot create the results folder {}: {e}", cli.out.display()))?;
     let out = cli.out.canonicalize().unwrap_or_else(|_| cli.out.clone());
     let plan_path = out.join("plan.txt");
-    if let Err(e) = write_file(&plan_path, &plan::to_text(&cases)) {
-        return fail(e);
-    }
+    write_file(&plan_path, &plan::to_text(&cases))?;
     let job = JobSpec {
         plan: plan_path,
         n_pes: cli.pes,
@@ -246,31 +358,12 @@ fn driver(cli: Cli) -> ExitCode {
     if cases.is_empty() {
         notes.push("no case to run".to_string());
     }
-
-    // The anchors: found and compiled before anything runs, so a missing one is said first.
-    let mut anchors: Vec<Box<dyn Backend>> = Vec::new();
-    for (name, required) in if cases.is_empty() { Vec::new() } else { wanted } {
-        match detect_anchor(name).and_then(|mut a| a.prepare(&out).map(|_| a)) {
-            Ok(a) => anchors.push(a),
-            Err(e) if !required => {
-                let first = e.lines().next().unwrap_or("").to_string();
-                // The whole error (a compiler's messages) goes to the log.
-                eprintln!("rshmem-perf: anchor {name} unavailable, running without it: {e}");
-                notes.push(format!("anchor {name} unavailable: {first}"));
-            }
-            Err(e) => return fail(format!("--anchors {name}: {e}")),
-        }
-    }
-
-    let mut ours_backend = match RshmemPes::this_binary(suite) {
-        Ok(b) => b,
-        Err(e) => return fail(e),
-    };
+    let anchors = prepare_anchors(if cases.is_empty() { Vec::new() } else { wanted }, &out, &mut notes)?;
+    let mut ours_backend = RshmemPes::this_binary(suite)?.with_pes_per_process(cli.pes_per_process);
     if let Some(p) = &cli.gpu_coll_proto {
         ours_backend = ours_backend.with_env(COLL_PROTO_VAR, p);
     }
     let (host, load) = host_line();
-    let sides = 1 + anchors.len() as u64;
     let names: Vec<String> = anchors.iter().map(|a| a.describe()).collect();
     eprintln!(
         "rshmem-perf: {} {} cases ({} to {}, {} repetitions) on {} PEs{}; results in {}",
@@ -283,7 +376,7 @@ fn driver(cli: Cli) -> ExitCode {
         if names.is_empty() { String::new() } else { format!(", then the same on {}", names.join("; ")) },
         out.display()
     );
-    let progress = Progress::new(cases.len() as u64 * sides);
+    let progress = Progress::new(cases.len() as u64 * (1 + anchors.len() as u64));
     let ours = backend::run_job(&ours_backend, &job, &cases, &progress);
     let theirs: Vec<JobOutput> = anchors.iter().map(|a| backend::run_job(a.as_ref(), &job, &cases, &progress)).collect();
     progress.finish();
@@ -302,26 +395,6 @@ fn driver(cli: Cli) -> ExitCode {
             }
         }
     }
-    let find = |o: &JobOutput, op: &str, bytes: usize| o.results.iter().find(|m| m.op == op && m.bytes == bytes).map(|m| m.time);
-    let rows: Vec<Row> = cases
-        .iter()
-        .map(|c| {
-            let (op, bytes) = (c.op.name(), c.bytes);
-            let cells = theirs
-                .iter()
-                .map(|t| match find(t, op, bytes) {
-                    Some(s) => AnchorCell::Measured(s),
-                    None => t
-                        .skips
-                        .iter()
-                        .find(|(o, b, _)| o == op && *b == bytes)
-                        .map(|(_, _, why)| AnchorCell::Skipped(why.clone()))
-                        .unwrap_or(AnchorCell::Missing),
-                })
-                .collect();
-            Row { op: op.into(), bytes, iters: c.iters, reps: c.reps, ours: find(&ours, op, bytes), anchors: cells }
-        })
-        .collect();
     let report = Report {
         n_pes: cli.pes,
         backend: ours.info.first().cloned().unwrap_or_else(|| ours_backend.describe()),
@@ -332,35 +405,22 @@ fn driver(cli: Cli) -> ExitCode {
             .collect(),
         host,
         load,
-        rows,
-        left_out: selection.left_out.iter().map(|(n, w)| (n.to_string(), w.to_string())).collect(),
+        rows: rows(&cases, &ours, &theirs),
         notes,
     };
     print!("{}", report.table());
-    let files = [
-        ("results.csv", report.csv()),
-        ("results.json", report.json()),
-        ("latency.svg", plot(&report, Metric::Latency)),
-        ("bandwidth.svg", plot(&report, Metric::Bandwidth)),
-    ];
-    for (name, text) in &files {
-        if let Err(e) = write_file(&out.join(name), text) {
-            eprintln!("rshmem-perf: {e}");
-            code = ExitCode::from(1);
-        }
+    if !write_files(&report, &out) {
+        code = ExitCode::from(1);
     }
-    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
-    println!("wrote {} in {}", names.join(", "), out.display());
-    code
+    Ok(code)
 }
 
 /// The `launch` role: starts the PEs (this binary in the `pe` role) through the launcher.
-fn launch() -> ExitCode {
-    let var = |k: &str| std::env::var(k).map_err(|_| format!("{k} is not set"));
+fn launch(internal: &Internal) -> ExitCode {
     let run = || -> Result<i32, String> {
-        let n_pes: usize = var(NPES_VAR)?.parse().map_err(|e| format!("{NPES_VAR}: {e}"))?;
-        let timeout: f64 = var(TIMEOUT_VAR)?.parse().map_err(|e| format!("{TIMEOUT_VAR}: {e}"))?;
-        let plan = var(PLAN_VAR)?;
+        let n_pes = internal.npes.ok_or(format!("{NPES_VAR} is not set"))?;
+        let timeout = internal.job_timeout.ok_or(format!("{TIMEOUT_VAR} is not set"))?;
+        let plan = internal.plan.clone().ok_or(format!("{PLAN_VAR} is not set"))?;
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program's path: {e}"))?;
         let opts = rshmem::bootstrap::launcher::LaunchOptions {
             n_pes,
@@ -370,10 +430,11 @@ fn launch() -> ExitCode {
             args: Vec::new(),
             env: vec![
                 (ROLE_VAR.into(), "pe".into()),
-                (PLAN_VAR.into(), plan.into()),
-                (SUITE_VAR.into(), std::env::var(SUITE_VAR).unwrap_or_else(|_| "cpu".into()).into()),
+                (PLAN_VAR.into(), plan.into_os_string()),
+                (SUITE_VAR.into(), internal.suite.unwrap_or(Suite::Cpu).name().into()),
             ],
             name: "rshmem-perf".into(),
+            pes_per_process: internal.pes_per_process.unwrap_or(1),
         };
         rshmem::bootstrap::launcher::run(&opts).map_err(|e| format!("launcher: {e}"))
     };
@@ -388,15 +449,14 @@ fn launch() -> ExitCode {
 }
 
 /// The `pe` role: one PE of the job.
-fn pe() -> ExitCode {
-    let Ok(plan) = std::env::var(PLAN_VAR) else {
+fn pe(internal: &Internal) -> ExitCode {
+    let Some(plan) = &internal.plan else {
         eprintln!("rshmem-perf (pe): {PLAN_VAR} is not set");
         return ExitCode::from(1);
     };
-    let suite = std::env::var(SUITE_VAR).ok().and_then(|s| Suite::from_name(&s)).unwrap_or(Suite::Cpu);
-    let run = match suite {
-        Suite::Cpu => rshmem_perf::pe::main(Path::new(&plan)),
-        Suite::Gpu => rshmem_perf::gpu::pe::main(Path::new(&plan)),
+    let run = match internal.suite.unwrap_or(Suite::Cpu) {
+        Suite::Cpu => rshmem_perf::pe::main(plan),
+        Suite::Gpu => rshmem_perf::gpu::pe::main(plan, internal.coll_proto.as_deref()),
     };
     match run {
         Ok(()) => ExitCode::SUCCESS,
@@ -408,13 +468,10 @@ fn pe() -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    match std::env::var(ROLE_VAR).as_deref() {
-        Ok("launch") => launch(),
-        Ok("pe") => pe(),
-        Ok(other) => fail(format!("{ROLE_VAR}={other} is not a role (launch, pe); unset it to run the suite")),
-        Err(_) => {
-            let _ = OSHMEM_INSTALL_HINT;
-            driver(Cli::parse())
-        }
+    let cli = Cli::parse();
+    match cli.internal.role {
+        None => driver(&cli),
+        Some(Role::Launch) => launch(&cli.internal),
+        Some(Role::Pe) => pe(&cli.internal),
     }
 }

@@ -607,10 +607,6 @@ pub const GPU_OPS: &[OpInfo] = &[
     ),
 ];
 
-/// Operations of the usual SHMEM perftests that rshmem does not implement yet: named so
-/// that the suite can say they were left out, never measured (none today).
-pub const NOT_YET: &[(&str, &str)] = &[];
-
 impl Op {
     /// This operation's table entry.
     pub fn info(self) -> &'static OpInfo {
@@ -637,44 +633,28 @@ impl Op {
     }
 }
 
-/// The result of reading an `--ops` list.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Selection {
-    /// Operations to run, in table order.
-    pub ops: Vec<Op>,
-    /// Requested (or, without a filter, known) operations that rshmem lacks, with what
-    /// they wait for.
-    pub left_out: Vec<(&'static str, &'static str)>,
-}
-
-/// Reads a comma-separated `--ops` filter of `suite` (`None`: every operation). Unknown
-/// names are errors that list the known ones.
-pub fn select(suite: Suite, filter: Option<&str>) -> Result<Selection, String> {
+/// Reads a comma-separated `--ops` filter of `suite` (`None`: every operation) into the
+/// operations to run, in table order. Unknown names are errors that list the known ones.
+pub fn select(suite: Suite, filter: Option<&str>) -> Result<Vec<Op>, String> {
     let table = suite.ops();
-    let not_yet: &[(&str, &str)] = if suite == Suite::Cpu { NOT_YET } else { &[] };
     let Some(filter) = filter else {
-        return Ok(Selection { ops: table.iter().map(|i| i.op).collect(), left_out: not_yet.to_vec() });
+        return Ok(table.iter().map(|i| i.op).collect());
     };
-    let mut sel = Selection::default();
+    let mut ops = Vec::new();
     for name in filter.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if let Some(op) = Op::from_name(suite, name) {
-            if !sel.ops.contains(&op) {
-                sel.ops.push(op);
-            }
-        } else if let Some(&entry) = not_yet.iter().find(|(n, _)| *n == name) {
-            if !sel.left_out.contains(&entry) {
-                sel.left_out.push(entry);
-            }
-        } else {
+        let Some(op) = Op::from_name(suite, name) else {
             let known: Vec<&str> = table.iter().map(|i| i.name).collect();
             return Err(format!("--ops: unknown {} operation `{name}` (known: {})", suite.name(), known.join(", ")));
+        };
+        if !ops.contains(&op) {
+            ops.push(op);
         }
     }
-    sel.ops.sort();
-    if sel.ops.is_empty() && sel.left_out.is_empty() {
+    ops.sort();
+    if ops.is_empty() {
         return Err("--ops names no operation".into());
     }
-    Ok(sel)
+    Ok(ops)
 }
 
 #[cfg(test)]
@@ -690,7 +670,6 @@ mod tests {
                 assert_eq!(a.op.name(), a.name);
                 assert_eq!(a.op.suite(), suite, "{}", a.name);
                 assert!(table[i + 1..].iter().all(|b| b.name != a.name && b.op != a.op), "{} twice", a.name);
-                assert!(NOT_YET.iter().all(|(n, _)| *n != a.name), "{} is both measured and not yet", a.name);
                 assert!(a.range.0 <= a.range.1);
             }
         }
@@ -702,13 +681,10 @@ mod tests {
 
     #[test]
     fn selects_in_table_order() {
-        let s = select(Suite::Cpu, Some("get,put,get")).unwrap();
-        assert_eq!(s.ops, vec![Op::Put, Op::Get]);
-        assert!(s.left_out.is_empty());
-        let all = select(Suite::Cpu, None).unwrap();
-        assert_eq!(all.ops.len(), OPS.len());
+        assert_eq!(select(Suite::Cpu, Some("get,put,get")).unwrap(), vec![Op::Put, Op::Get]);
+        assert_eq!(select(Suite::Cpu, None).unwrap().len(), OPS.len());
         let g = select(Suite::Gpu, Some("reduce_on_stream,put_bw,p")).unwrap();
-        assert_eq!(g.ops, vec![Op::PutBw, Op::GpuP, Op::ReduceOnStream]);
+        assert_eq!(g, vec![Op::PutBw, Op::GpuP, Op::ReduceOnStream]);
         assert!(select(Suite::Gpu, Some("put_nbi")).unwrap_err().contains("unknown gpu operation"));
     }
 
@@ -717,10 +693,5 @@ mod tests {
         let e = select(Suite::Cpu, Some("put,bogus")).unwrap_err();
         assert!(e.contains("bogus") && e.contains("put_nbi"), "{e}");
         assert!(select(Suite::Cpu, Some(",")).is_err());
-        if let Some((name, _)) = NOT_YET.first() {
-            let s = select(Suite::Cpu, Some(&format!("put,{name}"))).unwrap();
-            assert_eq!(s.ops, vec![Op::Put]);
-            assert_eq!(s.left_out.len(), 1);
-        }
     }
 }

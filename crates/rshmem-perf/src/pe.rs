@@ -99,14 +99,14 @@ fn run_rma(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
             Op::Put => {
                 for _ in 0..k {
                     ctx.put(&sym, 0, &local, partner).map_err(&e)?;
-                    ctx.quiet();
+                    ctx.quiet().map_err(&e)?;
                 }
             }
             Op::PutNbi => {
                 for _ in 0..k {
                     ctx.put_nbi(&sym, 0, &local, partner).map_err(&e)?;
                 }
-                ctx.quiet();
+                ctx.quiet().map_err(&e)?;
             }
             Op::Get => {
                 for _ in 0..k {
@@ -117,7 +117,7 @@ fn run_rma(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
                 for _ in 0..k {
                     ctx.get_nbi(&mut local, &sym, 0, partner).map_err(&e)?;
                 }
-                ctx.quiet();
+                ctx.quiet().map_err(&e)?;
             }
             other => unreachable!("{other:?} is not bulk RMA"),
         }
@@ -154,14 +154,14 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
             (Op::Add, Role::Initiator { partner }) => {
                 for _ in 0..k {
                     ctx.atomic_add(&word, 0, 1, partner).map_err(&e)?;
-                    ctx.quiet();
+                    ctx.quiet().map_err(&e)?;
                 }
             }
             (Op::AddRate, Role::Initiator { partner }) => {
                 for _ in 0..k {
                     ctx.atomic_add(&word, 0, 1, partner).map_err(&e)?;
                 }
-                ctx.quiet();
+                ctx.quiet().map_err(&e)?;
             }
             (Op::CompareSwap, Role::Initiator { partner }) => {
                 for _ in 0..k {
@@ -178,7 +178,7 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
                 for _ in 0..k {
                     sent += 1;
                     ctx.p(&word, 0, sent, partner).map_err(&e)?;
-                    ctx.quiet();
+                    ctx.quiet().map_err(&e)?;
                 }
             }
             (Op::G, Role::Initiator { partner }) => {
@@ -379,14 +379,23 @@ pub fn run_case(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
 pub fn main(plan_path: &std::path::Path) -> Res<()> {
     let text = std::fs::read_to_string(plan_path).map_err(|e| format!("cannot read plan {}: {e}", plan_path.display()))?;
     let cases = crate::plan::parse(&text, crate::ops::Suite::Cpu)?;
-    let ctx = rshmem::init().map_err(|e| format!("init: {e}"))?;
-    let me = ctx.my_pe();
-    let mut out = std::io::stdout().lock();
-    if me == 0 {
-        let _ = writeln!(out, "INFO rshmem {} (CPU PEs, local transport)", env!("CARGO_PKG_VERSION"));
-    }
-    run_cases(&ctx, &cases, &mut out, |case| run_case(&ctx, case))?;
-    ctx.finalize().map_err(|e| format!("finalize: {e}"))
+    rshmem::log::install();
+    // Every PE this process hosts (one, or several as threads).
+    let done = rshmem::run_local_pes(|ctx| -> Res<()> {
+        let me = ctx.my_pe();
+        // Not locked for the whole run: thread PEs of this process share stdout (only PE 0
+        // writes).
+        let mut out = std::io::stdout();
+        if me == 0 {
+            let threads = rshmem::local_pes().unwrap_or(1);
+            let how = if threads > 1 { format!(", {threads} PEs per process as threads") } else { String::new() };
+            let _ = writeln!(out, "INFO rshmem {} (CPU PEs, local transport{how})", env!("CARGO_PKG_VERSION"));
+        }
+        run_cases(&ctx, &cases, &mut out, |case| run_case(&ctx, case))?;
+        ctx.finalize().map_err(|e| format!("finalize: {e}"))
+    })
+    .map_err(|e| format!("init: {e}"))?;
+    done.into_iter().collect()
 }
 
 /// Runs every case with `run` and, on PE 0, writes each one's result line to `out` (the

@@ -70,8 +70,6 @@ pub struct Report {
     pub load: String,
     /// The cases.
     pub rows: Vec<Row>,
-    /// Operations left out, with why.
-    pub left_out: Vec<(String, String)>,
     /// Notes (anchor unavailable, a job that failed, ...).
     pub notes: Vec<String>,
 }
@@ -160,10 +158,6 @@ impl Report {
                 let _ = writeln!(t, "n/a: {} has no such operation: {}", a.label, skipped.join(", "));
             }
         }
-        if !self.left_out.is_empty() {
-            let names: Vec<String> = self.left_out.iter().map(|(n, why)| format!("{n} ({why})")).collect();
-            let _ = writeln!(t, "not measured, rshmem does not implement them yet: {}", names.join(", "));
-        }
         for n in &self.notes {
             let _ = writeln!(t, "note: {n}");
         }
@@ -235,11 +229,6 @@ impl Report {
         );
         let _ = writeln!(t, "  \"host\": {},", json_str(&self.host));
         let _ = writeln!(t, "  \"load\": {},", json_str(&self.load));
-        let _ = writeln!(
-            t,
-            "  \"left_out\": [{}],",
-            list(self.left_out.iter().map(|(n, w)| format!("{{\"op\": {}, \"waits_for\": {}}}", json_str(n), json_str(w))).collect())
-        );
         let _ = writeln!(t, "  \"notes\": [{}],", list(self.notes.iter().map(|n| json_str(n)).collect()));
         t.push_str("  \"cases\": [\n");
         let summary = |s: &Summary, bytes: usize| {
@@ -352,7 +341,6 @@ mod tests {
             host: "host \"x\"".into(),
             load: "0.1 0.2 0.3".into(),
             rows,
-            left_out: vec![("fetch_add".into(), "atomics".into())],
             notes: vec![],
         }
     }
@@ -384,7 +372,6 @@ mod tests {
         let put = t.lines().find(|l| l.starts_with("put")).unwrap();
         let cols: Vec<&str> = put.split_whitespace().collect();
         assert_eq!(cols, ["put", "1", "KiB", "0.500", "2.048", "1.000", "1.024", "2.00x"]);
-        assert!(t.contains("not measured") && t.contains("fetch_add"));
         let t = report(false).table();
         assert!(!t.contains("ratio =") && !t.lines().any(|l| l.trim_end().ends_with("ratio")), "{t}");
     }

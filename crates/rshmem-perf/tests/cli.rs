@@ -95,11 +95,15 @@ fn quick_put_get_writes_table_and_files() {
     assert_eq!(json.matches("\"median_us\": ").count(), 2 * SIZES.len());
     assert!(!json.contains("NaN"));
 
-    // The plots: one curve per operation.
+    // The plots: a panel per operation, titled by it, with rshmem's curve.
     for name in ["latency.svg", "bandwidth.svg"] {
         let svg = read(&out, name);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{name}");
-        assert_eq!(svg.matches("<polyline").count(), 2, "{name}");
+        let texts: Vec<&str> =
+            svg.split("<text").skip(1).filter_map(|t| t.split_once('>')?.1.split_once("</text>").map(|(x, _)| x.trim())).collect();
+        assert!(texts.contains(&"put") && texts.contains(&"get"), "{name}: a panel per operation: {texts:?}");
+        assert_eq!(texts.iter().filter(|t| **t == "rshmem").count(), 2, "{name}: rshmem's curve in each panel's legend");
+        assert!(svg.matches("<polyline").count() >= 2, "{name}");
     }
     assert!(read(&out, "plan.txt").contains("case put 65536 "));
     let _ = std::fs::remove_dir_all(&out);
@@ -113,7 +117,8 @@ fn anchor_side_by_side_or_said_unavailable() {
         Duration::from_secs(120),
     );
     assert_eq!(run.code, Some(0), "--- stdout\n{}\n--- stderr\n{}", run.stdout, run.stderr);
-    let anchored = Path::new("/usr/bin/oshcc").exists() && Path::new("/usr/bin/oshrun").exists();
+    let oshcc = Path::new("/usr/bin/oshcc");
+    let anchored = oshcc.exists() && Path::new("/usr/bin/oshrun").exists() && rshmem_perf::anchor::header_present(oshcc);
     if anchored {
         // Every row has the anchor's time and a ratio.
         let rows: Vec<Vec<&str>> = run

@@ -5,7 +5,13 @@
 #include "rshmem_device.cuh"
 #include "rshmem_device_coll.cuh"
 
-extern "C" __global__ void rshmemi_stream_reduce(int team, rshmem_u64 dest, rshmem_u64 src, rshmem_u64 n, int dtype, int op, int kind, int proto, rshmem_u64 seq) {
+// Threads per block of these kernels (gpu::COLL_THREADS on the host, which a unit test
+// keeps equal). The bound caps their registers so that a block always fits on a
+// multiprocessor, whichever NVRTC compiles them (without it, CUDA 13.5's used 151 per
+// thread for the reduction: no block of 512 fits, and the cooperative launch fails).
+#define RSHMEMI_COLL_THREADS 512
+
+extern "C" __global__ void __launch_bounds__(RSHMEMI_COLL_THREADS) rshmemi_stream_reduce(int team, rshmem_u64 dest, rshmem_u64 src, rshmem_u64 n, int dtype, int op, int kind, int proto, rshmem_u64 seq) {
     void* d = (void*)dest;
     const void* s = (const void*)src;
     switch (dtype) {
@@ -20,6 +26,6 @@ extern "C" __global__ void rshmemi_stream_reduce(int team, rshmem_u64 dest, rshm
     }
 }
 // kind: 0 broadcast, 1 fcollect, 2 alltoall; bytes per pair of PEs.
-extern "C" __global__ void rshmemi_stream_move(int team, rshmem_u64 dest, rshmem_u64 src, rshmem_u64 bytes, int kind, int root, int proto, rshmem_u64 seq) {
+extern "C" __global__ void __launch_bounds__(RSHMEMI_COLL_THREADS) rshmemi_stream_move(int team, rshmem_u64 dest, rshmem_u64 src, rshmem_u64 bytes, int kind, int root, int proto, rshmem_u64 seq) {
     rshmemi_move<RSHMEMI_SCOPE_GRID>(team, (void*)dest, (const void*)src, bytes, kind, root, proto, seq);
 }

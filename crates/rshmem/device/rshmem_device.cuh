@@ -10,71 +10,7 @@
 #ifndef RSHMEM_DEVICE_CUH
 #define RSHMEM_DEVICE_CUH
 
-typedef unsigned long long rshmem_u64;
-typedef long long rshmem_i64;
-typedef unsigned long long rshmem_size_t;
-typedef int rshmem_team_t;
-
-#define RSHMEM_TEAM_WORLD 0
-#define RSHMEM_TEAM_SHARED 1
-#define RSHMEM_TEAM_INVALID (-1)
-
-#define RSHMEM_CMP_EQ 0
-#define RSHMEM_CMP_NE 1
-#define RSHMEM_CMP_GT 2
-#define RSHMEM_CMP_GE 3
-#define RSHMEM_CMP_LT 4
-#define RSHMEM_CMP_LE 5
-
-#define RSHMEM_SIGNAL_SET 0
-#define RSHMEM_SIGNAL_ADD 1
-
-#define RSHMEM_MAX_ROUNDS 64
-
-// Must match `gpu::state::DeviceTeam` on the host.
-struct rshmem_device_team {
-    int start;
-    int stride;
-    int size;
-    int valid;
-};
-
-// Must match `gpu::state::DeviceState` on the host (repr(C)).
-struct rshmem_device_state {
-    int my_pe;
-    int n_pes;
-    rshmem_u64 heap_base;      // this PE's user heap (device address)
-    rshmem_u64 heap_size;      // bytes of user heap address space per PE
-    rshmem_u64 peers_base;     // PE 0's heap as mapped in this process
-    rshmem_u64 stride;         // distance between consecutive PEs' heaps
-    rshmem_u64 sys_base;       // this PE's device runtime area (inside its heap)
-    rshmem_u64 sys_size;
-    rshmem_u64 teams;          // rshmem_device_team[max_teams], in this PE's runtime area
-    int max_teams;
-    int debug;                 // 1: check PE range and heap bounds in every call
-    rshmem_u64 wait_timeout_ns;// a device wait longer than this traps with a message (0: never)
-    rshmem_u64 epochs;         // u64[max_teams]: barriers completed per team (this PE only)
-    rshmem_u64 counters;       // u64[max_teams * RSHMEM_MAX_ROUNDS]: barrier counters
-    rshmem_u64 proxy_ring;     // host proxy (rshmem_device_proxy.cuh): request ring in pinned host memory; 0: none
-    rshmem_u64 proxy_done;     // rshmemi_proxy_done[proxy_slots], pinned host memory
-    rshmem_u64 proxy_control;  // u64[4], pinned host memory: [0] requests completed, [1] proxy status (1 running)
-    rshmem_u64 proxy_head;     // u64 in device memory: requests issued
-    rshmem_u64 proxy_peers;    // u8[n_pes] in device memory: 1 for PEs reached through the proxy
-    rshmem_u64 proxy_slots;    // ring slots (a power of two)
-    // Collectives' synchronization sets (rshmem_device_coll.cuh), for team slots < coll_teams:
-    rshmem_u64 coll_seq;       // u64[coll_teams]: device-numbered calls completed per team (this PE)
-    rshmem_u64 coll_done;      // u64[coll_teams][2][coll_sets]: last call this PE finished per set
-    rshmem_u64 coll_arrive;    // u64[coll_teams][2][coll_sets][n_pes]: flag-barrier arrivals
-    rshmem_u64 coll_gridbar;   // unsigned[coll_teams][2][coll_sets][4]: per-set grid barrier words
-    rshmem_u64 coll_data;      // [coll_teams][2][coll_sets][n_pes] slots of coll_slot_bytes
-    rshmem_u64 coll_slot_bytes;
-    rshmem_u64 coll_ll_max;    // auto protocol thresholds (payload bytes per pair of PEs)
-    rshmem_u64 coll_ll128_max;
-    int coll_teams;
-    int coll_sets;
-    int coll_proto;            // RSHMEM_GPU_COLL_PROTO: 0 auto, 1 simple, 2 ll, 3 ll128
-    int coll_pad;
-};
+#include "rshmem_device_types.cuh"
 
 // In constant memory: every thread reads it, nothing on the device writes it.
 extern "C" __constant__ rshmem_device_state rshmem_state;
@@ -256,15 +192,6 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
 
 // ---------------------------------------------------------------- typed RMA
 
-#define RSHMEM_RMA_TYPES(X)                                                                   \
-    X(float, float) X(double, double) X(char, char) X(schar, signed char) X(short, short)   \
-    X(int, int) X(long, long) X(longlong, long long) X(uchar, unsigned char)                 \
-    X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long)                  \
-    X(ulonglong, unsigned long long) X(int8, signed char) X(int16, short) X(int32, int)      \
-    X(int64, long long) X(uint8, unsigned char) X(uint16, unsigned short)                    \
-    X(uint32, unsigned int) X(uint64, unsigned long long) X(size, unsigned long long)        \
-    X(ptrdiff, long long)
-
 #define RSHMEMI_TYPED_RMA(NAME, T)                                                                                  \
     __device__ __forceinline__ void rshmem_##NAME##_p(T* dst, T v, int pe) {                                        \
         rshmemi_check("rshmem_" #NAME "_p", dst, sizeof(T), pe);                                                    \
@@ -330,6 +257,7 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
     }
 
 RSHMEM_RMA_TYPES(RSHMEMI_TYPED_RMA)
+RSHMEM_RMA_TYPES_ALT(RSHMEMI_TYPED_RMA)
 
 // Sized forms.
 #define RSHMEMI_SIZED(BITS, T)                                                                                     \
@@ -429,26 +357,11 @@ RSHMEMI_SIZED(128, int4)
     }
 
 // (C name, C type, hardware type) — the standard AMO table.
-RSHMEMI_AMO_STD(int, int, int)
-RSHMEMI_AMO_STD(uint, unsigned int, unsigned int)
-RSHMEMI_AMO_STD(long, long, unsigned long long)
-RSHMEMI_AMO_STD(ulong, unsigned long, unsigned long long)
-RSHMEMI_AMO_STD(longlong, long long, unsigned long long)
-RSHMEMI_AMO_STD(ulonglong, unsigned long long, unsigned long long)
-RSHMEMI_AMO_STD(int32, int, int)
-RSHMEMI_AMO_STD(uint32, unsigned int, unsigned int)
-RSHMEMI_AMO_STD(int64, long long, unsigned long long)
-RSHMEMI_AMO_STD(uint64, unsigned long long, unsigned long long)
-RSHMEMI_AMO_STD(size, unsigned long long, unsigned long long)
-RSHMEMI_AMO_STD(ptrdiff, long long, unsigned long long)
+RSHMEM_AMO_STANDARD_TYPES(RSHMEMI_AMO_STD)
+RSHMEM_AMO_STANDARD_TYPES_ALT(RSHMEMI_AMO_STD)
 // The bitwise AMO table.
-RSHMEMI_AMO_BIT(uint, unsigned int, unsigned int)
-RSHMEMI_AMO_BIT(ulong, unsigned long, unsigned long long)
-RSHMEMI_AMO_BIT(ulonglong, unsigned long long, unsigned long long)
-RSHMEMI_AMO_BIT(int32, int, int)
-RSHMEMI_AMO_BIT(uint32, unsigned int, unsigned int)
-RSHMEMI_AMO_BIT(int64, long long, unsigned long long)
-RSHMEMI_AMO_BIT(uint64, unsigned long long, unsigned long long)
+RSHMEM_AMO_BITWISE_TYPES(RSHMEMI_AMO_BIT)
+RSHMEM_AMO_BITWISE_TYPES_ALT(RSHMEMI_AMO_BIT)
 
 // Extended AMO types: fetch, set, swap on float and double (bitwise exchange).
 #define RSHMEMI_AMO_FLOAT(NAME, T, U)                                                                  \
@@ -465,8 +378,7 @@ RSHMEMI_AMO_BIT(uint64, unsigned long long, unsigned long long)
         return *(T*)&bits;                                                                             \
     }                                                                                                  \
     __device__ __forceinline__ void rshmem_##NAME##_atomic_set(T* a, T v, int pe) { (void)rshmem_##NAME##_atomic_swap(a, v, pe); }
-RSHMEMI_AMO_FLOAT(float, float, unsigned int)
-RSHMEMI_AMO_FLOAT(double, double, unsigned long long)
+RSHMEM_AMO_EXTENDED_TYPES(RSHMEMI_AMO_FLOAT)
 
 // ---------------------------------------------------------------- waiting
 
@@ -495,12 +407,6 @@ __device__ __forceinline__ bool rshmemi_cmp_ull(rshmem_u64 a, int cmp, rshmem_u6
 
 #define RSHMEMI_SIGNED(T) ((T)-1 < (T)0)
 #define RSHMEMI_CMP(T, a, cmp, b) (RSHMEMI_SIGNED(T) ? rshmemi_cmp_ll((rshmem_i64)(a), cmp, (rshmem_i64)(b)) : rshmemi_cmp_ull((rshmem_u64)(a), cmp, (rshmem_u64)(b)))
-
-#define RSHMEM_SYNC_TYPES(X)                                                                                  \
-    X(short, short) X(int, int) X(long, long) X(longlong, long long) X(ushort, unsigned short)               \
-    X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int32, int)              \
-    X(int64, long long) X(uint32, unsigned int) X(uint64, unsigned long long) X(size, unsigned long long)     \
-    X(ptrdiff, long long)
 
 #define RSHMEMI_WAIT(NAME, T)                                                                                        \
     __device__ __forceinline__ int rshmem_##NAME##_test(T* ivar, int cmp, T v) {                                     \
@@ -597,6 +503,7 @@ __device__ __forceinline__ bool rshmemi_cmp_ull(rshmem_u64 a, int cmp, rshmem_u6
     }
 
 RSHMEM_SYNC_TYPES(RSHMEMI_WAIT)
+RSHMEM_SYNC_TYPES_ALT(RSHMEMI_WAIT)
 
 // ---------------------------------------------------------------- signals
 

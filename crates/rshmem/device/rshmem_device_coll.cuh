@@ -39,11 +39,6 @@
 #define RSHMEM_DEVICE_COLL_CUH
 #include "rshmem_device.cuh"
 
-#define RSHMEMX_PROTO_AUTO 0
-#define RSHMEMX_PROTO_SIMPLE 1
-#define RSHMEMX_PROTO_LL 2
-#define RSHMEMX_PROTO_LL128 3
-#define RSHMEMX_PROTO_PROXY 4
 
 // ---------------------------------------------------------------- 16-bit floats (no headers)
 struct rshmem_half { unsigned short bits; };
@@ -779,6 +774,7 @@ RSHMEMI_BIT_OPS(int, int) RSHMEMI_BIT_OPS(longlong, long long) RSHMEMI_BIT_OPS(u
     RSHMEMI_TYPED_MOVE_SCOPE(TNAME, T, rshmem, _warp) RSHMEMI_TYPED_MOVE_SCOPE(TNAME, T, rshmem, _block)                  \
     RSHMEMI_TYPED_MOVE_SCOPE(TNAME, T, rshmemx, _grid)
 RSHMEM_RMA_TYPES(RSHMEMI_TYPED_MOVE)
+RSHMEM_RMA_TYPES_ALT(RSHMEMI_TYPED_MOVE)
 RSHMEMI_TYPED_MOVE(half, rshmem_half)
 RSHMEMI_TYPED_MOVE(bfloat16, rshmem_bf16)
 

@@ -30,14 +30,6 @@
 #define RSHMEMI_PX_INLINE 64u
 
 // Atomic operation codes (as `AmoOp` on the host).
-#define RSHMEMI_AMO_FETCH 0u
-#define RSHMEMI_AMO_SET 1u
-#define RSHMEMI_AMO_SWAP 2u
-#define RSHMEMI_AMO_CSWAP 3u
-#define RSHMEMI_AMO_ADD 4u
-#define RSHMEMI_AMO_AND 5u
-#define RSHMEMI_AMO_OR 6u
-#define RSHMEMI_AMO_XOR 7u
 
 // One request: 128 bytes. Must match `gpu::proxy::Slot`.
 struct rshmemi_proxy_slot {

@@ -33,6 +33,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// PE side of the launch measurement: init, one symmetric word, one put to the right.
 fn launch_pe(t0: u128) -> Result<()> {
+    rshmem::log::install();
     let ctx = rshmem::init()?;
     let t_init = now_ns();
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
@@ -70,12 +71,13 @@ fn time_per_call<const N: usize>(iters: usize, mut fs: [&mut dyn FnMut(); N]) ->
 
 /// PE side of the bandwidth measurement: PE 0 works, PE 1 waits in the final barrier.
 fn bandwidth_pe() -> Result<()> {
+    rshmem::log::install();
     let ctx = rshmem::init()?;
     assert_eq!(ctx.n_pes(), 2, "the bandwidth part runs on 2 PEs");
     let small = ctx.alloc::<u8>(8)?;
     let big = ctx.alloc::<u8>(BIG)?;
     if ctx.my_pe() == 1 {
-        big.fill(1); // commit the pages on the target before PE 0 measures
+        big.fill(1)?; // commit the pages on the target before PE 0 measures
     }
     ctx.barrier_all()?;
     if ctx.my_pe() == 0 {
@@ -98,7 +100,7 @@ fn bandwidth_pe() -> Result<()> {
             [
                 &mut || {
                     ctx.putmem(big.addr(), black_box(&src), 1).expect("put");
-                    ctx.quiet();
+                    ctx.quiet().expect("local access to the symmetric heap");
                 },
                 &mut || ctx.getmem(black_box(&mut dst), big.addr(), 1).expect("get"),
                 &mut || black_box(&mut dst2).copy_from_slice(black_box(&src)),

@@ -1,6 +1,7 @@
 //! MoE dispatch and combine (`rshmem::moe`) checked against a sequential model, on CPU PEs
-//! and GPU PEs alike: `rshmemrun -n 4 moe` prints one PASS/FAIL line per case and exits
-//! non-zero if any failed. Every PE rebuilds every PE's tokens and routing from a seed, so
+//! and GPU PEs alike: `rshmemrun -n 4 moe` prints a verdict line per case and PE
+//! (`RSHMEM-CHECK ... name=random_top8 result=pass`, tests/support) and exits non-zero if
+//! any failed. Every PE rebuilds every PE's tokens and routing from a seed, so
 //! each checks what it received and what combine produced without extra communication.
 //!
 //! `moe --bench [--iters N] [--tokens N] [--hidden H] [--throughput-tokens N]` times
@@ -8,9 +9,13 @@
 //! experts, and the throughput for 4096 tokens, next to a put-based all-to-all of the same
 //! bytes in the same run (medians over the iterations, PE 0's clock).
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use rshmem::moe::{bf16_to_f32, e4m3_to_f32, f32_to_bf16, quantize_fp8, AllToAll, Moe, MoeConfig, RecvInfo};
 use rshmem::{Ctx, Sym};
 use std::time::Instant;
+use support::Check;
 
 /// splitmix64: every PE derives the same streams from the same seeds.
 struct Rng(u64);
@@ -38,6 +43,8 @@ enum Routing {
 }
 
 struct Case {
+    /// The case's check name.
+    check: &'static str,
     name: String,
     tokens: usize,
     hidden: usize,
@@ -237,33 +244,17 @@ fn round(ctx: &Ctx, moe: &mut Moe, y_buf: &Sym<u16>, c: &Case, case_no: usize, r
     bad
 }
 
-/// Gathers every PE's failure count on PE 0 and prints the case's line there.
-fn report(ctx: &Ctx, flags: &Sym<u64>, name: &str, bad: &[String]) -> bool {
-    let me = ctx.my_pe();
-    for b in bad {
-        println!("FAIL {name} on PE {me}: {b}");
-    }
-    ctx.p(flags, me, bad.len() as u64, 0).expect("report");
+/// Reports case `check` (`name` says what it is) as a verdict of this PE: passed when
+/// nothing was `bad`; then waits for every PE to be done with the case.
+fn report(ctx: &Ctx, ck: &mut Check, check: &str, name: &str, bad: &[String]) {
+    ck.ok(check, bad.is_empty(), if bad.is_empty() { name.to_string() } else { format!("{name}: {}", bad.join("; ")) });
     ctx.barrier_all().expect("barrier");
-    let ok = if me == 0 {
-        let f = flags.to_vec();
-        let failed: Vec<usize> = (0..ctx.n_pes()).filter(|&p| f[p] != 0).collect();
-        if failed.is_empty() {
-            println!("PASS {name}");
-        } else {
-            println!("FAIL {name} (PEs {failed:?})");
-        }
-        failed.is_empty()
-    } else {
-        bad.is_empty()
-    };
-    ctx.barrier_all().expect("barrier");
-    ok
 }
 
 fn cases(n: usize) -> Vec<Case> {
     let e = |per: usize| per * n;
-    let c = |name: &str, tokens, hidden, top_k, experts, routing, uneven| Case {
+    let c = |check, name: &str, tokens, hidden, top_k, experts, routing, uneven| Case {
+        check,
         name: format!("{name} ({n} PEs, {tokens} tokens, H {hidden}, top-{top_k}, {experts} experts)"),
         tokens,
         hidden,
@@ -276,18 +267,51 @@ fn cases(n: usize) -> Vec<Case> {
         rounds: 2,
     };
     vec![
-        c("random top-1", 40, 128, 1, e(2), Routing::Random, 0),
-        Case { rounds: 8, ..c("random top-2, 8 rounds on one layer", 33, 100, 2, e(4), Routing::Random, 0) },
-        c("random top-8", 24, 64, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0),
-        c("random top-2 uneven token counts (one PE has none)", 21, 72, 2, e(3), Routing::Random, 21 / (n - 1).max(1)),
-        c("odd experts receive nothing, masked choices", 30, 96, 3, e(4), Routing::EvenOnlyMasked, 0),
-        c("all tokens to one expert", 48, 80, 1, e(2), Routing::AllToFirst, 0),
-        c("all tokens to experts 0..8 (top-8)", 16, 64, 8, e(16usize.div_ceil(n).max(4)), Routing::AllToFirst, 0),
-        Case { fp8: true, ..c("FP8 dispatch, random top-8", 20, 256, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0) },
-        Case { fp8: true, ..c("FP8 dispatch, all tokens to one expert", 24, 128, 1, e(2), Routing::AllToFirst, 0) },
+        c("random_top1", "random top-1", 40, 128, 1, e(2), Routing::Random, 0),
+        Case { rounds: 8, ..c("random_top2_8_rounds", "random top-2, 8 rounds on one layer", 33, 100, 2, e(4), Routing::Random, 0) },
+        c("random_top8", "random top-8", 24, 64, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0),
+        c(
+            "random_top2_uneven",
+            "random top-2 uneven token counts (one PE has none)",
+            21,
+            72,
+            2,
+            e(3),
+            Routing::Random,
+            21 / (n - 1).max(1),
+        ),
+        c("odd_experts_receive_nothing", "odd experts receive nothing, masked choices", 30, 96, 3, e(4), Routing::EvenOnlyMasked, 0),
+        c("all_tokens_to_one_expert", "all tokens to one expert", 48, 80, 1, e(2), Routing::AllToFirst, 0),
+        c(
+            "all_tokens_to_experts_0_8",
+            "all tokens to experts 0..8 (top-8)",
+            16,
+            64,
+            8,
+            e(16usize.div_ceil(n).max(4)),
+            Routing::AllToFirst,
+            0,
+        ),
+        Case {
+            fp8: true,
+            ..c("fp8_random_top8", "FP8 dispatch, random top-8", 20, 256, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0)
+        },
+        Case {
+            fp8: true,
+            ..c("fp8_all_tokens_to_one_expert", "FP8 dispatch, all tokens to one expert", 24, 128, 1, e(2), Routing::AllToFirst, 0)
+        },
         Case {
             tight_capacity: true,
-            ..c("random top-8, capacity bound = the fullest expert's count", 12, 48, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0)
+            ..c(
+                "capacity_bound_fullest_expert",
+                "random top-8, capacity bound = the fullest expert's count",
+                12,
+                48,
+                8,
+                e(16usize.div_ceil(n).max(4)),
+                Routing::Random,
+                0,
+            )
         },
     ]
 }
@@ -331,6 +355,7 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -
     let mut moe = Moe::new(ctx, cfg).expect("Moe::new");
     let y_buf = ctx.alloc::<u16>(if fp8 { moe.local_experts() * moe.capacity() * hidden } else { 1 }).expect("expert output buffer");
     let c = Case {
+        check: "bench",
         name: String::new(),
         tokens,
         hidden,
@@ -412,7 +437,13 @@ fn bench(ctx: &Ctx) {
 }
 
 fn main() {
-    let ctx = rshmem::init().expect("init");
+    rshmem::log::install();
+    // Every PE this process hosts (one, or several as threads under
+    // `rshmemrun --pes-per-process K`).
+    rshmem::run_local_pes(moe_pe).expect("init");
+}
+
+fn moe_pe(ctx: rshmem::Ctx) {
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
     if std::env::args().any(|a| a == "--bench") {
         bench(&ctx);
@@ -422,8 +453,7 @@ fn main() {
     if me == 0 {
         println!("moe: {n} PEs ({})", if ctx.heap_is_device() { "GPU heap, kernels" } else { "CPU heap, host path" });
     }
-    let flags = ctx.alloc::<u64>(n).unwrap();
-    let mut all_ok = true;
+    let mut ck = Check::immediate("moe", me);
     for (i, c) in cases(n).iter().enumerate() {
         let mut cfg = MoeConfig::new(c.tokens, c.hidden, c.top_k, c.experts);
         if c.tight_capacity {
@@ -436,7 +466,7 @@ fn main() {
         for rnd in 0..c.rounds {
             bad.extend(round(&ctx, &mut moe, &y_buf, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
         }
-        all_ok &= report(&ctx, &flags, &c.name, &bad);
+        report(&ctx, &mut ck, c.check, &c.name, &bad);
         moe.free(&ctx).expect("free");
         ctx.free(y_buf).expect("free");
     }
@@ -452,7 +482,7 @@ fn main() {
             Err(e) if e.to_string().contains("capacity") => Vec::new(),
             Err(e) => vec![format!("unexpected error: {e}")],
         };
-        all_ok &= report(&ctx, &flags, "capacity overflow is an error naming the capacity", &bad);
+        report(&ctx, &mut ck, "capacity_overflow", "capacity overflow is an error naming the capacity", &bad);
     }
     // Bad input: an expert id out of range is refused before any communication.
     {
@@ -469,9 +499,9 @@ fn main() {
             Err(e) => vec![format!("unexpected error: {e}")],
         };
         let bad: Vec<String> = bad.into_iter().chain(bad2).collect();
-        all_ok &= report(&ctx, &flags, "bad expert ids and uneven expert counts are refused", &bad);
+        report(&ctx, &mut ck, "bad_input_refused", "bad expert ids and uneven expert counts are refused", &bad);
     }
-    println!("moe PE {me}: {}", if all_ok { "all cases passed" } else { "FAILED" });
+    let all_ok = ck.finish();
     ctx.barrier_all().unwrap();
     ctx.finalize().unwrap();
     if !all_ok {

@@ -6,7 +6,15 @@ use std::time::Instant;
 
 fn main() -> Result<()> {
     let t0 = Instant::now();
-    let ctx = rshmem::init()?;
+    rshmem::log::install();
+    // Every PE this process hosts: one, or K as threads under `rshmemrun --pes-per-process K`.
+    for pe in rshmem::run_local_pes(|ctx| ring(ctx, t0))? {
+        pe?;
+    }
+    Ok(())
+}
+
+fn ring(ctx: rshmem::Ctx, t0: Instant) -> Result<()> {
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
     const LEN: usize = 1 << 16;
     let inbox = ctx.alloc::<u64>(LEN)?;
@@ -18,10 +26,10 @@ fn main() -> Result<()> {
     for round in 1..=rounds {
         let block: Vec<u64> = (0..LEN as u64).map(|i| (me as u64) << 48 | round << 24 | i).collect();
         ctx.put(&inbox, 0, &block, right)?;
-        ctx.fence();
+        ctx.fence()?;
         ctx.p(&flag, 0, round, right)?;
         ctx.wait_until(&flag, 0, Cmp::Ge, round)?;
-        let got = inbox.to_vec();
+        let got = inbox.to_vec()?;
         let bad = got.iter().enumerate().filter(|&(i, &v)| v != ((left as u64) << 48 | round << 24 | i as u64)).count();
         if bad != 0 {
             eprintln!("PE {me}: round {round}: {bad} of {LEN} words from PE {left} are wrong");

@@ -70,6 +70,7 @@ fn lat_iters(quick: bool) -> usize {
 
 /// The PE side: 2 PEs, figures from PE 0 to PE 1.
 fn pe_mode(quick: bool) -> Result<()> {
+    rshmem::log::install();
     let ctx = rshmem::init()?;
     if ctx.n_pes() != 2 {
         eprintln!("transport_bench: the PE mode needs exactly 2 PEs");
@@ -104,7 +105,7 @@ fn pe_mode(quick: bool) -> Result<()> {
         let src = vec![7u8; big];
         let put_quiet = per_call_us(reps, iters, || {
             ctx.putmem(buf.addr(), &src[..8], 1)?;
-            ctx.quiet();
+            ctx.quiet()?;
             Ok(())
         })?;
         row("put_quiet".into(), put_quiet);
@@ -116,7 +117,7 @@ fn pe_mode(quick: bool) -> Result<()> {
                 for _ in 0..n {
                     ctx.putmem(buf.addr(), &src[..size], 1)?;
                 }
-                ctx.quiet();
+                ctx.quiet()?;
                 Ok(())
             })?;
             row(format!("put_bw_{size}"), (size * n) as f64 / (us * 1e3));

@@ -161,6 +161,32 @@ pub enum Error {
         /// This PE.
         pe: usize,
     },
+    /// A CUDA driver call failed; its typed result code is the source
+    /// (`cudarc::driver::DriverError`, holding the `CUresult`).
+    #[cfg(feature = "cuda")]
+    #[error("{call}: {source} (on PE {pe})")]
+    Cuda {
+        /// The driver call.
+        call: &'static str,
+        /// The driver's result code.
+        #[source]
+        source: cudarc::driver::DriverError,
+        /// This PE.
+        pe: usize,
+    },
+    /// An NVRTC call failed; its typed result code is the source (`nvrtcResult`). A failed
+    /// compilation is a [`Error::Gpu`] carrying the compiler's log instead.
+    #[cfg(feature = "cuda")]
+    #[error("{call}: {source} (on PE {pe})")]
+    Nvrtc {
+        /// The NVRTC call.
+        call: &'static str,
+        /// NVRTC's result code.
+        #[source]
+        source: cudarc::nvrtc::result::NvrtcError,
+        /// This PE.
+        pe: usize,
+    },
     /// A remote-transport (UCX) call failed.
     #[error("{call}: {detail} (on PE {pe})")]
     Transport {
@@ -186,6 +212,24 @@ impl Error {
     /// Wraps an OS error with the operation it came from.
     pub fn os(call: &'static str, source: impl Into<std::io::Error>) -> Self {
         Error::Os { call, source: source.into() }
+    }
+
+    /// The same error, saying it happened on PE `pe` where it had no PE yet (errors from
+    /// reading the configuration, before the bootstrap knew the PE's number).
+    pub fn on_pe(self, pe: usize) -> Self {
+        match self {
+            Error::InvalidArgument { call, arg, detail, pe: 0 } => Error::InvalidArgument { call, arg, detail, pe },
+            other => other,
+        }
+    }
+
+    /// A transport error, attributed to the API call `call` that issued the operation
+    /// (other errors are returned unchanged).
+    pub fn during(self, call: &'static str) -> Self {
+        match self {
+            Error::Transport { call: op, detail, pe } if op != call => Error::Transport { call, detail: format!("{op}: {detail}"), pe },
+            other => other,
+        }
     }
 }
 

@@ -1,12 +1,12 @@
 //! Typed symmetric allocations.
 //!
 //! [`Sym<T>`] is `len` values of `T` at the same offset of every PE's symmetric heap.
-//! It is created and freed collectively ([`Ctx::alloc`], [`Ctx::free`]).
+//! It is created and freed collectively (`Ctx::alloc`, `Ctx::free`: `ops::alloc`).
 //!
 //! **Free and Drop.** Freeing symmetric memory is a collective operation (every PE must
 //! free the same allocation, after a barrier), which a destructor cannot promise: a PE
 //! that unwinds from an error would enter a barrier its peers never reach. So dropping a
-//! `Sym` does *not* free it; its space stays allocated until [`Ctx::free`] is called or the
+//! `Sym` does *not* free it; its space stays allocated until `Ctx::free` is called or the
 //! runtime ends. A `Sym` keeps the runtime (and so the mapping) alive, so its accessors
 //! are memory-safe even after the `Ctx` handle is gone.
 //!
@@ -16,13 +16,10 @@
 //! `unsafe` view ([`Sym::local_slice`]) for code that has synchronized (barrier, wait,
 //! quiet) and knows no peer writes meanwhile.
 
-use crate::ctx::{Ctx, Runtime};
 use crate::error::{Error, Result};
+use crate::runtime::Runtime;
 use crate::types::{SymType, WordType};
 use std::marker::PhantomData;
-
-/// Alignment of reallocated blocks (as `malloc`'s).
-const MIN_REALLOC_ALIGN: usize = 16;
 use std::sync::Arc;
 
 /// A symmetric allocation of `len` values of `T`.
@@ -31,6 +28,13 @@ pub struct Sym<T: SymType> {
     addr: usize,
     len: usize,
     _t: PhantomData<T>,
+}
+
+impl<T: SymType> Sym<T> {
+    /// The handle on `len` elements at `addr` of `rt`'s heap (an allocation just made).
+    pub(crate) fn new(rt: Arc<Runtime>, addr: usize, len: usize) -> Sym<T> {
+        Sym { rt, addr, len, _t: PhantomData }
+    }
 }
 
 impl<T: SymType> std::fmt::Debug for Sym<T> {
@@ -89,8 +93,10 @@ impl<T: SymType> Sym<T> {
         }
     }
 
-    fn my_offset(&self, i: usize) -> usize {
-        self.rt.heap.offset_of(self.addr_of(i)).expect("a live Sym lies in the symmetric heap")
+    /// Heap offset of element `i` (which `check_index` accepted, or the end).
+    fn my_offset(&self, call: &'static str, i: usize) -> Result<usize> {
+        let addr = self.addr_of(i);
+        self.rt.heap.offset_of(addr).ok_or_else(|| self.rt.invalid(call, "self", format!("{addr:#x} is not in this PE's heap")))
     }
 
     /// Copies element `i` out of this PE's memory (an atomic load for word types is
@@ -98,15 +104,17 @@ impl<T: SymType> Sym<T> {
     pub fn read(&self, i: usize) -> Result<T> {
         self.check_index("Sym::read", i, 1)?;
         let mut v = [T::zeroed()];
-        self.rt.to(self.rt.my_pe).get(self.rt.my_pe, self.my_offset(i), bytemuck::cast_slice_mut(&mut v));
+        let me = self.rt.my_pe;
+        self.rt.to(me).get(me, self.my_offset("Sym::read", i)?, bytemuck::cast_slice_mut(&mut v))?;
         Ok(v[0])
     }
 
     /// Copies this PE's elements out.
-    pub fn to_vec(&self) -> Vec<T> {
+    pub fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = vec![T::zeroed(); self.len];
-        self.rt.to(self.rt.my_pe).get(self.rt.my_pe, self.my_offset(0), bytemuck::cast_slice_mut(&mut v));
-        v
+        let me = self.rt.my_pe;
+        self.rt.to(me).get(me, self.my_offset("Sym::to_vec", 0)?, bytemuck::cast_slice_mut(&mut v))?;
+        Ok(v)
     }
 
     /// Writes element `i` of this PE's memory.
@@ -117,14 +125,15 @@ impl<T: SymType> Sym<T> {
     /// Writes `values` into this PE's memory starting at element `i`.
     pub fn copy_from(&self, i: usize, values: &[T]) -> Result<()> {
         self.check_index("Sym::copy_from", i, values.len())?;
-        self.rt.to(self.rt.my_pe).put(self.rt.my_pe, self.my_offset(i), bytemuck::cast_slice(values));
-        Ok(())
+        let me = self.rt.my_pe;
+        self.rt.to(me).put(me, self.my_offset("Sym::copy_from", i)?, bytemuck::cast_slice(values))
     }
 
     /// Sets every element of this PE's memory to `value`.
-    pub fn fill(&self, value: T) {
+    pub fn fill(&self, value: T) -> Result<()> {
         let v = vec![value; self.len];
-        self.rt.to(self.rt.my_pe).put(self.rt.my_pe, self.my_offset(0), bytemuck::cast_slice(&v));
+        let me = self.rt.my_pe;
+        self.rt.to(me).put(me, self.my_offset("Sym::fill", 0)?, bytemuck::cast_slice(&v))
     }
 
     /// A view of this PE's elements.
@@ -152,148 +161,45 @@ impl<T: SymType> Sym<T> {
     }
 }
 
+impl<T: SymType> Sym<T> {
+    /// A typed view of `len` values of `U` that starts `byte_offset` bytes into this
+    /// allocation, for code that reinterprets raw symmetric memory (language bindings that
+    /// allocate bytes and hand out arrays of any element type). The range must lie inside
+    /// the allocation and be aligned for `U`. Freeing a view frees the allocation it
+    /// starts (only a view at offset 0 starts one).
+    pub fn view<U: SymType>(&self, byte_offset: usize, len: usize) -> Result<Sym<U>> {
+        let (size, align) = (std::mem::size_of::<U>(), std::mem::align_of::<U>());
+        let end = len.checked_mul(size).and_then(|b| b.checked_add(byte_offset));
+        if end.is_none_or(|e| e > self.size_bytes()) {
+            return Err(Error::OutOfBounds {
+                call: "Sym::view",
+                arg: "len",
+                addr: self.addr.saturating_add(byte_offset),
+                len: len.saturating_mul(size),
+                detail: format!("runs past the end of a {}-byte allocation", self.size_bytes()),
+                pe: self.rt.my_pe,
+            });
+        }
+        let addr = self.addr + byte_offset;
+        if !addr.is_multiple_of(align) {
+            return Err(Error::Misaligned { call: "Sym::view", arg: "byte_offset", addr, align, ty: U::NAME, pe: self.rt.my_pe });
+        }
+        Ok(Sym { rt: self.rt.clone(), addr, len, _t: PhantomData })
+    }
+}
+
 impl<T: WordType> Sym<T> {
     /// Atomically loads element `i` of this PE's memory (for flags peers update).
     pub fn load(&self, i: usize) -> Result<T> {
         self.check_index("Sym::load", i, 1)?;
-        Ok(T::from_bits(self.rt.to(self.rt.my_pe).load_word(self.rt.my_pe, self.my_offset(i), T::WIDTH)))
+        let me = self.rt.my_pe;
+        Ok(T::from_bits(self.rt.to(me).load_word(me, self.my_offset("Sym::load", i)?, T::WIDTH)?))
     }
 
     /// Atomically stores element `i` of this PE's memory (and wakes local waiters).
     pub fn store(&self, i: usize, value: T) -> Result<()> {
         self.check_index("Sym::store", i, 1)?;
-        self.rt.to(self.rt.my_pe).store_word(self.rt.my_pe, self.my_offset(i), T::WIDTH, value.to_bits());
-        Ok(())
-    }
-}
-
-impl Ctx {
-    /// Allocates `len` zeroed elements of `T` on every PE (collective; every PE must ask
-    /// for the same `len`).
-    pub fn alloc<T: SymType>(&self, len: usize) -> Result<Sym<T>> {
-        self.alloc_aligned(len, std::mem::align_of::<T>())
-    }
-
-    /// Allocates `len` zeroed elements aligned to `align` bytes (collective).
-    pub fn alloc_aligned<T: SymType>(&self, len: usize, align: usize) -> Result<Sym<T>> {
-        // An overflowing size asks for "everything": the collective check then still runs on
-        // every PE (a mismatch is reported everywhere) and the request fails as exhausted.
-        let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        let addr = self.malloc_bytes("alloc", bytes, align)?;
-        let s = Sym { rt: self.rt.clone(), addr, len, _t: PhantomData };
-        s.fill(T::zeroed());
-        crate::coll::barrier::barrier_all(&self.rt, "alloc")?;
-        Ok(s)
-    }
-
-    /// Allocates and fills each PE's part with `init` (collective).
-    pub fn alloc_from<T: SymType>(&self, init: &[T]) -> Result<Sym<T>> {
-        let s = self.alloc::<T>(init.len())?;
-        s.copy_from(0, init)?;
-        crate::coll::barrier::barrier_all(&self.rt, "alloc_from")?;
-        Ok(s)
-    }
-
-    /// Frees a symmetric allocation (collective: every PE frees the same one; a barrier
-    /// precedes the free so no peer still uses it).
-    pub fn free<T: SymType>(&self, sym: Sym<T>) -> Result<()> {
-        self.free_bytes("free", sym.addr)
-    }
-
-    /// Byte-level collective allocation (used by the C ABI's `shmem_malloc` family).
-    /// Returns the local address. The memory is not zeroed.
-    pub fn malloc_bytes(&self, call: &'static str, size: usize, align: usize) -> Result<usize> {
-        crate::ops::order::quiet_all(&self.rt);
-        let before = self.rt.heap.capacity();
-        let addr = {
-            let mut boot = self.rt.boot();
-            self.rt.heap.alloc(&mut **boot, call, size, align)?
-        };
-        #[cfg(feature = "cuda")]
-        if let Some(g) = &self.rt.gpu {
-            let after = self.rt.heap.capacity();
-            if after != before {
-                g.set_heap_size(after)?;
-            }
-        }
-        #[cfg(not(feature = "cuda"))]
-        let _ = before;
-        Ok(addr)
-    }
-
-    /// Resizes a symmetric allocation (collective; every PE passes the same allocation and
-    /// size): a new allocation receives this PE's first `min(old, new)` bytes and the old
-    /// one is freed. Returns the new address.
-    pub fn realloc_bytes(&self, call: &'static str, addr: usize, size: usize) -> Result<usize> {
-        let old = self.rt.heap.size_of(addr).ok_or_else(|| Error::InvalidArgument {
-            call,
-            arg: "ptr",
-            detail: format!("{addr:#x} is not the start of a live symmetric allocation"),
-            pe: self.my_pe(),
-        })?;
-        let new = self.malloc_bytes(call, size, MIN_REALLOC_ALIGN)?;
-        let keep = old.min(size);
-        if keep > 0 {
-            let me = self.my_pe();
-            let (from, to) = (self.rt.heap.offset_of(addr).expect("live"), self.rt.heap.offset_of(new).expect("live"));
-            let mut bytes = vec![0u8; keep];
-            self.rt.to(me).get(me, from, &mut bytes);
-            self.rt.to(me).put(me, to, &bytes);
-        }
-        self.free_bytes(call, addr)?;
-        Ok(new)
-    }
-
-    /// Resizes `sym` to `len` elements (collective), keeping this PE's first
-    /// `min(old, new)` elements; new elements are zero.
-    pub fn realloc<T: SymType>(&self, sym: Sym<T>, len: usize) -> Result<Sym<T>> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::InvalidArgument {
-            call: "realloc",
-            arg: "len",
-            detail: format!("{len} elements of {} overflow", T::NAME),
-            pe: self.my_pe(),
-        })?;
-        let grown = Sym { rt: self.rt.clone(), addr: 0, len, _t: PhantomData };
-        let addr = self.realloc_bytes("realloc", sym.addr, bytes)?;
-        let out = Sym { addr, ..grown };
-        if len > sym.len {
-            out.copy_from(sym.len, &vec![T::zeroed(); len - sym.len])?;
-        }
-        crate::coll::barrier::barrier_all(&self.rt, "realloc")?;
-        Ok(out)
-    }
-
-    /// Byte-level collective free.
-    pub fn free_bytes(&self, call: &'static str, addr: usize) -> Result<()> {
-        crate::ops::order::quiet_all(&self.rt);
-        let mut boot = self.rt.boot();
-        self.rt.heap.free(&mut **boot, call, addr)
-    }
-
-    /// Size of the live allocation starting at `addr`, if any.
-    pub fn allocation_size(&self, addr: usize) -> Option<usize> {
-        self.rt.heap.size_of(addr)
-    }
-
-    /// A directly usable address of `sym`'s element 0 on `pe`, when `pe`'s heap is mapped
-    /// into this process (OpenSHMEM `shmem_ptr`).
-    pub fn ptr<T: SymType>(&self, sym: &Sym<T>, pe: usize) -> Option<*mut T> {
-        self.ptr_addr(sym.addr, pe).map(|a| a as *mut T)
-    }
-
-    /// Whether `addr` is symmetric (in the heap or the static segment) and `pe` a PE of
-    /// the job, so that OpenSHMEM routines on this PE can reach `addr` on `pe`, by pointer
-    /// or through a transport (OpenSHMEM `shmem_addr_accessible`).
-    pub fn addr_accessible(&self, addr: usize, pe: usize) -> bool {
-        pe < self.n_pes() && self.rt.heap.offset_of(addr).is_some()
-    }
-
-    /// Address form of [`Ctx::ptr`].
-    pub fn ptr_addr(&self, addr: usize, pe: usize) -> Option<usize> {
-        if pe >= self.n_pes() {
-            return None;
-        }
-        let off = self.rt.heap.offset_of(addr)?;
-        self.rt.to(pe).direct_address(pe, off)
+        let me = self.rt.my_pe;
+        self.rt.to(me).store_word(me, self.my_offset("Sym::store", i)?, T::WIDTH, value.to_bits())
     }
 }

@@ -1,7 +1,7 @@
 //! Collectives that go wrong: differing arguments are reported naming the PE (with the
 //! argument check on), bad arguments are errors, and a PE that exits or is killed in the
 //! middle of a collective ends the job with a message instead of a hang (rshmemrun's message,
-//! or mpirun's when the suite runs under it) (examples/pe_coll_fail.rs).
+//! or mpirun's when the suite runs under it) (tests/pe/coll_fail.rs).
 
 mod common;
 use common::*;
@@ -10,29 +10,29 @@ use std::time::Instant;
 #[test]
 fn differing_arguments_name_the_pe() {
     let job = run_env(4, "pe_coll_fail", &["mismatch"], &[("RSHMEM_COLL_CHECK", "1")], 120);
-    job.assert_ok();
-    for line in [
-        "mismatch 1 on PE 3: reduce: argument `nreduce` differs between PEs: PE 1 passed 8, PE 0 passed 7",
-        "mismatch 2 on PE 0: broadcast: argument `PE_root` differs between PEs: PE 2 passed 1, PE 0 passed 0",
-        "mismatch 3 on PE 1: reduce: argument `op` differs between PEs: PE 3 passed max, PE 0 passed sum",
-        "mismatch 4 on PE 2: reduce: argument `type` differs between PEs: PE 1 passed i32, PE 0 passed i64",
-        "mismatch 5 on PE 2: fcollect: argument `(collective called)` differs between PEs: PE 2 passed fcollect, PE 0 passed broadcast",
-        "mismatch 7 on PE 2: broadcast: argument `PE_root`: PE 99 is out of range",
-        "mismatch 7 on PE 0: broadcast: argument `(arguments)` differs between PEs: PE 2 passed arguments it rejected",
-        "mismatch 8 on PE 3: fcollectmem: argument `nbytes` differs between PEs: PE 3 passed 16, PE 2 passed 8",
+    job.assert_all(4, &names(&[&["mismatch"], &["1", "2", "3", "4", "5", "6", "7", "8", "teams_still_work"]]));
+    for (pe, case, message) in [
+        (3, 1, "reduce: argument `nreduce` differs between PEs: PE 1 passed 8, PE 0 passed 7"),
+        (0, 2, "broadcast: argument `PE_root` differs between PEs: PE 2 passed 1, PE 0 passed 0"),
+        (1, 3, "reduce: argument `op` differs between PEs: PE 3 passed max, PE 0 passed sum"),
+        (2, 4, "reduce: argument `type` differs between PEs: PE 1 passed i32, PE 0 passed i64"),
+        (2, 5, "fcollect: argument `(collective called)` differs between PEs: PE 2 passed fcollect, PE 0 passed broadcast"),
+        (2, 7, "broadcast: argument `PE_root`: PE 99 is out of range"),
+        (0, 7, "broadcast: argument `(arguments)` differs between PEs: PE 2 passed arguments it rejected"),
+        (3, 8, "fcollectmem: argument `nbytes` differs between PEs: PE 3 passed 16, PE 2 passed 8"),
     ] {
-        assert!(job.stdout.contains(line), "missing `{line}` in\n{}", job.stdout);
+        let detail = job.check(pe, &format!("mismatch.{case}")).detail;
+        assert!(detail.starts_with(message), "mismatch {case} on PE {pe}: `{detail}`, expected `{message}`");
     }
-    assert_eq!(job.stdout.matches("every mismatch was reported and the teams still work").count(), 4, "{}", job.stdout);
 }
 
 #[test]
 fn bad_arguments_are_errors_with_and_without_the_check() {
     for check in ["0", "1"] {
         let job = run_env(3, "pe_coll_fail", &["errors"], &[("RSHMEM_COLL_CHECK", check)], 120);
-        job.assert_ok();
-        assert_eq!(job.stdout.matches("every bad argument was an error").count(), 3, "{}", job.stdout);
-        assert!(job.stdout.contains("error 2 on PE 1: reduce: argument `op`: xor is not defined on f64 (on PE 1)"), "{}", job.stdout);
+        job.assert_all(3, &names(&[&["error"], &["1", "2", "3", "4", "5", "6", "7", "8", "world_still_works"]]));
+        let detail = job.check(1, "error.2").detail;
+        assert!(detail.starts_with("reduce: argument `op`: xor is not defined on f64 (on PE 1)"), "{detail}");
     }
 }
 
@@ -41,7 +41,7 @@ fn pe_exiting_inside_a_collective_ends_the_job() {
     let t = Instant::now();
     // RSHMEM_WAIT_WARN=1: the survivors' waits inside the all-reduce are the futex-backed
     // waits of transport::notify, which log what they wait for after 1 s.
-    let job = run_env(4, "pe_coll_fail", &["die"], &[("RSHMEM_WAIT_WARN", "1")], 60);
+    let job = run_processes_env(4, "pe_coll_fail", &["die"], &[("RSHMEM_WAIT_WARN", "1")], 60);
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(job.code, 7, "the dead PE's status: {}", job.stderr);
     if under_mpirun() {
@@ -61,7 +61,7 @@ fn pe_exiting_inside_a_collective_ends_the_job() {
 #[test]
 fn pe_killed_inside_a_ring_allreduce_ends_the_job() {
     let t = Instant::now();
-    let job = run_env(4, "pe_coll_fail", &["kill"], &[("RSHMEM_COLL_ALGO", "reduce=ring")], 60);
+    let job = run_processes_env(4, "pe_coll_fail", &["kill"], &[("RSHMEM_COLL_ALGO", "reduce=ring")], 60);
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(job.code, 128 + 9, "{}", job.stderr);
     if under_mpirun() {

@@ -1,15 +1,22 @@
 //! Concurrent collectives on disjoint teams, back-to-back collectives with no barrier
 //! and sources overwritten as soon as a call returns, and two threads per PE running
-//! collectives on two teams at once (examples/pe_coll_stress.rs), under each algorithm
+//! collectives on two teams at once (tests/pe/coll_stress.rs), under each algorithm
 //! family.
 
 mod common;
 use common::*;
 
+/// The kinds of collective each phase runs (`disjoint` the first six).
+const KINDS: [&str; 9] =
+    ["small_reduce", "small_broadcast", "fcollect", "large_reduce", "alltoall", "large_broadcast", "collect", "inscan", "reduce_scatter"];
+
 fn stress(n: usize, algo: &str) {
     let job = run_env(n, "pe_coll_stress", &[], &[("RSHMEM_COLL_ALGO", algo), ("RSHMEM_WAIT_WARN", "20")], 300);
-    job.assert_ok();
-    assert!(job.stdout.contains(&format!("stress passed on {n} PEs")), "{}", job.stdout);
+    let mut checks = names(&[&["disjoint"], &KINDS[..6]]);
+    checks.extend(names(&[&["world", "threads_world", "threads_shared"], &KINDS]));
+    job.assert_all(n, &checks);
+    // 240 iterations a phase, the kinds in turn.
+    assert_eq!(job.check(0, "world.large_reduce").count, 240 / 9 + 1, "world.large_reduce ran every ninth iteration");
 }
 
 #[test]

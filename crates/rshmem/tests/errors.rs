@@ -1,7 +1,7 @@
-//! The bad-input table (examples/pe_errors.rs): each case fails with its own error
-//! variant and a message naming the call, the argument and the PE; nothing crashes and
-//! the runtime works afterwards. `cargo test --release --test errors -- --nocapture`
-//! shows the table.
+//! The bad-input table (tests/pe/errors.rs): each case fails with its own error variant
+//! and a message naming the call, the argument and the PE; nothing crashes and the runtime
+//! works afterwards. `cargo test --release --test errors -- --nocapture` shows PE 0's
+//! table of cases and messages.
 
 mod common;
 use common::*;
@@ -10,25 +10,28 @@ use common::*;
 fn bad_inputs_give_clear_errors() {
     let env = [("RSHMEM_SYMMETRIC_SIZE", "2M"), ("RSHMEM_MAX_SYMMETRIC_SIZE", "64M")];
     let job = run_env(4, "pe_errors", &[], &env, 120);
-    println!("{}", job.stdout);
-    job.assert_ok();
-    assert_eq!(job.stdout.matches("checks passed").count(), 4, "every PE reports: {}", job.stdout);
-    let table: Vec<&str> = job.stdout.lines().filter(|l| l.starts_with("  ")).collect();
-    assert!(job.stdout.contains(&format!("error table on PE 0 of 4 ({} cases)", table.len())), "{}", job.stdout);
+    job.assert_passed(4);
+    let table: Vec<Verdict> = job.verdicts().into_iter().filter(|v| v.pe == 0 && !v.name.starts_with("unharmed.")).collect();
+    let width = table.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    println!("error table on PE 0 of 4 ({} cases):", table.len());
+    for v in &table {
+        println!("  {:<width$}  {}", v.name, v.detail);
+    }
+    job.assert_checks(0..4, &["unharmed.a", "unharmed.b", "unharmed.heap_works"]);
     for kind in [
-        "PE out of range",
-        "off the heap",
-        "past an allocation",
-        "freed memory",
-        "misaligned",
-        "bad stride",
-        "destroyed team",
-        "invalid team",
-        "heap exhausted",
-        "mismatched collective: alloc, PE 1 asks another size",
-        "timeout",
+        "pe_out_of_range.",
+        "off_the_heap.",
+        "past_an_allocation.",
+        "freed_memory.",
+        "misaligned.",
+        "bad_stride.",
+        "destroyed_team.",
+        "invalid_team.",
+        "heap_exhausted.",
+        "mismatched_collective.alloc_pe_1_asks_another_size",
+        "timeout.",
     ] {
-        assert!(table.iter().any(|l| l.trim_start().starts_with(kind)), "the table covers `{kind}`: {}", job.stdout);
+        assert!(table.iter().any(|v| v.name.starts_with(kind)), "the table covers `{kind}`");
     }
 }
 

@@ -1,4 +1,4 @@
-//! The symmetric heap across real PEs (examples/pe_heap.rs): alignment, free and reuse,
+//! The symmetric heap across real PEs (tests/pe/heap.rs): alignment, free and reuse,
 //! zeroed allocations, growth far beyond RSHMEM_SYMMETRIC_SIZE (64 MiB on a 2 MiB start,
 //! all of it written by a peer), HeapExhausted past RSHMEM_MAX_SYMMETRIC_SIZE with the
 //! heap still working afterwards.
@@ -9,10 +9,7 @@ use common::*;
 const ENV: [(&str, &str); 2] = [("RSHMEM_SYMMETRIC_SIZE", "2M"), ("RSHMEM_MAX_SYMMETRIC_SIZE", "96M")];
 
 fn heap_on(n: usize) {
-    let job = run_env(n, "pe_heap", &[], &ENV, 120);
-    job.assert_ok();
-    assert!(job.stdout.contains(&format!("growth 2M -> 90M and exhaustion at 96M checked on {n} PEs")), "{}", job.stdout);
-    assert_eq!(job.stdout.matches("checks passed").count(), n, "every PE reports: {}", job.stdout);
+    run_env(n, "pe_heap", &[], &ENV, 120).assert_all(n, &heap_checks());
 }
 
 #[test]

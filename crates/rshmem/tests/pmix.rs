@@ -31,7 +31,7 @@ fn mpirun(n: usize, example_name: &str, args: &[&str]) -> Job {
 
 /// [`mpirun`] with extra environment variables exported to every process.
 fn mpirun_env(n: usize, example_name: &str, args: &[&str], env: &[(&str, &str)]) -> Job {
-    finish(mpirun_command(n, &example(example_name), args, env, 120).output().expect("start mpirun"))
+    mpirun_command(n, &example(example_name), args, env, 120).run()
 }
 
 /// Runs `example` alone (no launcher) with `env` set; it must fail to initialize.
@@ -55,9 +55,7 @@ fn ring_and_rma_under_mpirun() {
         job.assert_ok();
         assert!(job.stdout.contains(&format!("ring of {n} PEs: all data arrived intact")), "{}", job.stdout);
     }
-    let job = mpirun(2, "pe_rma", &[]);
-    job.assert_ok();
-    job.assert_rma_passed(2);
+    mpirun(2, "pe_rma", &[]).assert_all(2, &rma_checks());
 }
 
 #[test]
@@ -65,9 +63,7 @@ fn every_amo_under_mpirun() {
     if !mpirun_present() {
         return;
     }
-    let job = mpirun(3, "pe_amo", &["table"]);
-    job.assert_ok();
-    job.assert_amo_table(3);
+    mpirun(3, "pe_amo", &["table"]).assert_all(3, &amo_table_checks());
 }
 
 #[test]
@@ -78,9 +74,7 @@ fn heap_growth_reopens_segments_through_proc_under_mpirun() {
     // A 2 MiB initial heap that must grow: every new segment's descriptor goes through
     // allgather_fd, i.e. (pid, fd) over PMIx and /proc/<pid>/fd/<fd>.
     let env = [("RSHMEM_SYMMETRIC_SIZE", "2M"), ("RSHMEM_MAX_SYMMETRIC_SIZE", "96M")];
-    let job = mpirun_env(2, "pe_heap", &[], &env);
-    job.assert_ok();
-    assert_eq!(job.stdout.matches("checks passed").count(), 2, "every PE reports: {}", job.stdout);
+    mpirun_env(2, "pe_heap", &[], &env).assert_all(2, &heap_checks());
 }
 
 #[test]
@@ -120,4 +114,21 @@ fn a_launcher_that_cannot_be_joined_is_an_error() {
     // A size of one is a single PE.
     let job = alone("ring", &[("OMPI_COMM_WORLD_SIZE", "1")]);
     job.assert_ok();
+}
+
+/// Under mpirun there is no status board: each wait enforces `RSHMEM_HANG_TIMEOUT` itself,
+/// fails naming the PE it waits for, and the failing PEs end the job (issue 24).
+#[test]
+fn hang_limit_ends_an_mpirun_job_with_a_stopped_pe() {
+    if !mpirun_present() {
+        return;
+    }
+    let t = std::time::Instant::now();
+    // Shared memory even in the suite's UCX pass: waiters name the PE that has not entered
+    // the barrier from the epoch words of the peers they map (over UCX, their partner).
+    let job = mpirun_env(3, "pe_launch", &["stop"], &[("RSHMEM_HANG_TIMEOUT", "3"), ("RSHMEM_TRANSPORT", "local")]);
+    assert_ne!(job.code, 0, "{}", job.stderr);
+    let out = format!("{}{}", job.stdout, job.stderr);
+    assert!(out.contains("(waiting for PE 2, which has not entered barrier 1 of its team (it is at 0)) has made no progress for"), "{out}");
+    assert!(t.elapsed().as_secs_f64() < 60.0, "mpirun's own 120 s timeout must not be what ended it");
 }

@@ -1,4 +1,4 @@
-//! Signals across real PEs (programs in examples/pe_signal.rs).
+//! Signals across real PEs (programs in tests/pe/signal.rs).
 
 mod common;
 use common::*;
@@ -6,27 +6,35 @@ use common::*;
 #[test]
 fn put_signal_never_shows_the_signal_before_the_data() {
     let rounds = work(100_000, 2_000);
-    let job = run(2, "pe_signal", &["order", &rounds.to_string()]);
-    job.assert_ok();
-    assert_eq!(job.stdout.matches(&format!("order: {rounds} rounds")).count(), 2, "{}", job.stdout);
-    let job = run(4, "pe_signal", &["order", &work(10_000, 500).to_string()]);
-    job.assert_ok();
-    assert_eq!(job.stdout.matches("every signal seen came with its data").count(), 4, "{}", job.stdout);
+    run(2, "pe_signal", &["order", &rounds.to_string()]).assert_signal_order(2, rounds);
+    let rounds = work(10_000, 500);
+    run(4, "pe_signal", &["order", &rounds.to_string()]).assert_signal_order(4, rounds);
 }
 
 #[test]
 fn signal_ops_fetch_and_waits() {
     for n in [2, 3] {
-        let job = run(n, "pe_signal", &["ops"]);
-        job.assert_ok();
-        assert_eq!(job.stdout.matches("ops: set, add, fetch, every wait comparison").count(), n, "{}", job.stdout);
+        run(n, "pe_signal", &["ops"]).assert_all(n, &signal_ops_checks());
     }
 }
 
 #[test]
 fn bad_signal_words_get_clear_errors() {
     let job = run(2, "pe_signal", &["errors"]);
-    job.assert_ok();
-    assert_eq!(job.stdout.matches("every bad signal call was refused, nothing moved").count(), 2, "{}", job.stdout);
-    assert!(job.stdout.contains("putmem_signal: argument `sig_addr`"), "{}", job.stdout);
+    let cases = [
+        "signal_word_off_the_heap",
+        "misaligned_signal_word",
+        "signal_word_in_a_4_byte_allocation",
+        "signal_word_inside_the_data",
+        "signal_index_past_the_end",
+        "data_past_the_end",
+        "pe_out_of_range",
+        "signal_fetch_off_the_heap",
+        "signal_wait_until_misaligned",
+        "put_signal_through_a_nostore_context",
+        "nothing_moved",
+    ];
+    job.assert_all(2, &names(&[&["errors"], &cases]));
+    let msg = job.check(0, "errors.signal_word_off_the_heap").detail;
+    assert!(msg.contains("putmem_signal: argument `sig_addr`"), "{msg}");
 }

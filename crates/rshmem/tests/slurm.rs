@@ -54,9 +54,7 @@ fn ring_and_rma_under_srun_pmix() {
         job.assert_ok();
         assert!(job.stdout.contains(&format!("ring of {n} PEs: all data arrived intact")), "{}", job.stdout);
     }
-    let job = srun("pmix", 2, "pe_rma", &[]);
-    job.assert_ok();
-    job.assert_rma_passed(2);
+    srun("pmix", 2, "pe_rma", &[]).assert_all(2, &rma_checks());
 }
 
 #[test]
@@ -64,9 +62,7 @@ fn every_amo_under_srun_pmix() {
     if !slurm_present() {
         return;
     }
-    let job = srun("pmix", 3, "pe_amo", &["table"]);
-    job.assert_ok();
-    job.assert_amo_table(3);
+    srun("pmix", 3, "pe_amo", &["table"]).assert_all(3, &amo_table_checks());
 }
 
 #[test]

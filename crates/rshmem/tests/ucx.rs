@@ -12,7 +12,7 @@ use common::*;
 
 /// Whether UCX is here; prints why not.
 fn ucx_present() -> bool {
-    match rshmem::transport::ucx::available() {
+    match rshmem::ucx_available() {
         Ok(()) => true,
         Err(e) => {
             println!("SKIPPED: UCX tests need libucp: {e}");
@@ -33,8 +33,7 @@ fn rma_over_ucx_tcp_on_2_and_3_pes() {
         return;
     }
     for n in [2, 3] {
-        let job = over("tcp", n, "pe_rma", &[]);
-        job.assert_rma_passed(n);
+        over("tcp", n, "pe_rma", &[]).assert_all(n, &rma_checks());
     }
 }
 
@@ -43,8 +42,7 @@ fn every_amo_of_every_type_over_ucx_tcp() {
     if !ucx_present() {
         return;
     }
-    let job = over("tcp", 2, "pe_amo", &["table"]);
-    job.assert_amo_table(2);
+    over("tcp", 2, "pe_amo", &["table"]).assert_all(2, &amo_table_checks());
 }
 
 #[test]
@@ -52,12 +50,13 @@ fn atomics_match_the_model_over_ucx_tcp() {
     if !ucx_present() {
         return;
     }
-    let job = over("tcp", 4, "pe_amo", &["stress", "3000"]);
-    assert_eq!(job.stdout.matches("counters equal the model of 4 PEs x 3000 ops").count(), 4, "{}", job.stdout);
+    over("tcp", 4, "pe_amo", &["stress", "3000"]).assert_amo_stress(4, 3000);
     let job = over("tcp", 3, "pe_amo", &["tickets", "3000"]);
-    assert!(job.stdout.contains("9000 fetch_inc tickets (u64 and u32) form a permutation"), "{}", job.stdout);
+    job.assert_all(3, &["tickets.increasing"]);
+    assert_eq!(job.check(0, "tickets.permutation").detail, "9000 fetch_inc tickets (u64 and u32) form a permutation");
     let job = over("tcp", 3, "pe_amo", &["stack", "50", "200"]);
-    assert!(job.stdout.contains("stack: 150 nodes on 3 PEs survived the churn: none lost, none duplicated"), "{}", job.stdout);
+    job.assert_all(3, &["stack.popped_node_was_free", "stack.pushed_node_was_held_once"]);
+    assert_eq!(job.check(0, "stack.survived").detail, "150 nodes on 3 PEs survived the churn: none lost, none duplicated");
 }
 
 #[test]
@@ -66,13 +65,12 @@ fn waits_signals_and_locks_over_ucx_tcp() {
         return;
     }
     let job = over("tcp", 2, "pe_p2p", &[]);
-    assert!(job.stdout.contains("ping-pong of 300 rounds with 1 waiters done"), "{}", job.stdout);
-    let job = over("tcp", 2, "pe_signal", &["order", "2000"]);
-    assert!(job.stdout.contains("order: 2000 rounds from PE 1: every signal seen came with its data"), "{}", job.stdout);
-    let job = over("tcp", 2, "pe_signal", &["ops"]);
-    assert!(job.stdout.contains("ops: set, add, fetch, every wait comparison, timeout and empty put behave"), "{}", job.stdout);
+    job.assert_passed(2).assert_checks([1], &names(&[tables::SYNC, &["wait_until", "wait_until_any_vector"]]));
+    assert_eq!(job.check(0, "ping_pong.acks").detail, "every one of the 1 waiters acknowledged round 300");
+    over("tcp", 2, "pe_signal", &["order", "2000"]).assert_signal_order(2, 2000);
+    over("tcp", 2, "pe_signal", &["ops"]).assert_all(2, &signal_ops_checks());
     let job = over("tcp", 2, "pe_lock", &[]);
-    assert!(job.stdout.contains("critical sections"), "{}", job.stdout);
+    job.assert_all(2, &["counter.alone_inside"]).assert_checks([0], &["counter.total"]);
 }
 
 #[test]
@@ -80,9 +78,7 @@ fn random_rma_against_the_model_over_ucx_tcp() {
     if !ucx_present() {
         return;
     }
-    let job = over("tcp", 4, "pe_stress", &["30", "3"]);
-    assert!(job.stdout.contains("pe_stress: 30 rounds (seed 3) on 4 PEs: 720 random operations"), "{}", job.stdout);
-    assert_eq!(job.stdout.matches("checks passed").count(), 4, "{}", job.stdout);
+    over("tcp", 4, "pe_stress", &["30", "3"]).assert_stress(4, 30);
 }
 
 #[test]
@@ -90,12 +86,9 @@ fn rma_and_atomics_over_ucx_shared_memory() {
     if !ucx_present() {
         return;
     }
-    let job = over("sm,self", 2, "pe_rma", &[]);
-    assert_eq!(job.stdout.matches("checks passed").count(), 2, "{}", job.stdout);
-    let job = over("sm,self", 2, "pe_amo", &["table"]);
-    job.assert_amo_table(2);
-    let job = over("sm,self", 2, "pe_signal", &["order", "2000"]);
-    assert!(job.stdout.contains("every signal seen came with its data"), "{}", job.stdout);
+    over("sm,self", 2, "pe_rma", &[]).assert_all(2, &rma_checks());
+    over("sm,self", 2, "pe_amo", &["table"]).assert_all(2, &amo_table_checks());
+    over("sm,self", 2, "pe_signal", &["order", "2000"]).assert_signal_order(2, 2000);
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 
 fn ucx_present() -> bool {
-    match rshmem::transport::ucx::available() {
+    match rshmem::ucx_available() {
         Ok(()) => true,
         Err(e) => {
             println!("SKIPPED: staged UCX tests need libucp: {e}");
@@ -31,8 +31,7 @@ fn rma_through_active_messages() {
     if !ucx_present() {
         return;
     }
-    let job = staged(2, "pe_rma", &[]);
-    job.assert_rma_passed(2);
+    staged(2, "pe_rma", &[]).assert_all(2, &rma_checks());
 }
 
 #[test]
@@ -40,10 +39,8 @@ fn atomics_through_active_messages_match_the_model() {
     if !ucx_present() {
         return;
     }
-    let job = staged(2, "pe_amo", &["table"]);
-    job.assert_amo_table(2);
-    let job = staged(4, "pe_amo", &["stress", "1000"]);
-    assert_eq!(job.stdout.matches("counters equal the model of 4 PEs x 1000 ops").count(), 4, "{}", job.stdout);
+    staged(2, "pe_amo", &["table"]).assert_all(2, &amo_table_checks());
+    staged(4, "pe_amo", &["stress", "1000"]).assert_amo_stress(4, 1000);
 }
 
 #[test]
@@ -51,10 +48,8 @@ fn signals_through_active_messages_come_after_their_data() {
     if !ucx_present() {
         return;
     }
-    let job = staged(2, "pe_signal", &["order", "1000"]);
-    assert_eq!(job.stdout.matches("every signal seen came with its data").count(), 2, "{}", job.stdout);
-    let job = staged(2, "pe_signal", &["ops"]);
-    assert!(job.stdout.contains("ops: set, add, fetch, every wait comparison, timeout and empty put behave"), "{}", job.stdout);
+    staged(2, "pe_signal", &["order", "1000"]).assert_signal_order(2, 1000);
+    staged(2, "pe_signal", &["ops"]).assert_all(2, &signal_ops_checks());
 }
 
 #[test]

@@ -5,11 +5,52 @@
 //! `-L<dir> -lshmem -Wl,-rpath,<dir>`, where `<dir>` is the directory of this executable
 //! (`target/release` after `cargo build --release`). `--showme` prints the command
 //! instead of running it.
+//!
+//! Cargo leaves `libshmem.so`/`libshmem.a` only in `deps/` when the library was built as
+//! a dependency rather than asked for (`cargo build --bins`, `cargo test`): `oshcc` then
+//! places the fresh copies beside itself. When there is no library at all, or no
+//! headers, it says what to build instead of letting the linker fail.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The library files `oshcc` links.
+const LIBRARIES: &[&str] = &["libshmem.so", "libshmem.a"];
+
+/// Copies `deps/<lib>` beside the binaries when it is there and newer (or the copy
+/// beside them is missing), through a temporary name so that a concurrent link never
+/// sees half a file.
+fn place_libraries(dir: &Path) {
+    for lib in LIBRARIES {
+        let built = dir.join("deps").join(lib);
+        let placed = dir.join(lib);
+        let Ok(b) = std::fs::metadata(&built) else { continue };
+        let fresh = std::fs::metadata(&placed).is_ok_and(|p| p.len() == b.len() && p.modified().ok() >= b.modified().ok());
+        if fresh {
+            continue;
+        }
+        let tmp = dir.join(format!(".{lib}.{}", std::process::id()));
+        if std::fs::copy(&built, &tmp).and_then(|_| std::fs::rename(&tmp, &placed)).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+/// What is missing for compiling (`headers`) and linking (`library`), as a message.
+fn missing(dir: &Path, link: bool) -> Option<String> {
+    let headers = dir.join("include").join("shmem.h");
+    let what = if !headers.exists() {
+        format!("the OpenSHMEM headers are not in {}", dir.join("include").display())
+    } else if link && !LIBRARIES.iter().any(|l| dir.join(l).exists()) {
+        format!("libshmem.so (or libshmem.a) is not in {}", dir.display())
+    } else {
+        return None;
+    };
+    let profile = if dir.ends_with("debug") { "" } else { " --release" };
+    Some(format!("{what}: build it with `cargo build{profile} -p rshmem-c` (or `cargo build{profile}`) in the rshmem workspace"))
+}
 
 /// Flags after which the compiler does not link.
 const NO_LINK: &[&str] = &["-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"];
@@ -38,6 +79,13 @@ fn main() {
         }
     }
     let link = !user.iter().any(|a| NO_LINK.iter().any(|f| a == f));
+    place_libraries(&dir);
+    if !showme {
+        if let Some(why) = missing(&dir, link) {
+            eprintln!("{name}: {why}");
+            std::process::exit(1);
+        }
+    }
     let mut args: Vec<OsString> = vec![format!("-I{}", dir.join("include").display()).into()];
     args.extend(user);
     if link {

@@ -26,6 +26,8 @@ fn main() {
         args: Vec::new(),
         env: Vec::new(),
         name: "oshrun".into(),
+        // OpenSHMEM C programs keep their state in globals: one PE per process.
+        pes_per_process: 1,
     };
     let value = |args: &mut dyn Iterator<Item = OsString>, flag: &str| -> String {
         args.next().and_then(|v| v.into_string().ok()).unwrap_or_else(|| fail(&format!("{flag} needs a value")))

@@ -365,14 +365,22 @@ impl Runner<'_> {
     }
 }
 
-/// The GPU PE program: runs every case of the plan file and, on PE 0, prints the results.
-pub fn main(plan_path: &std::path::Path) -> Res<()> {
+/// The GPU PE program: runs every case of the plan file and, on PE 0, prints the results;
+/// `coll_proto` is the collective protocol the driver forced, for the INFO line.
+pub fn main(plan_path: &std::path::Path, coll_proto: Option<&str>) -> Res<()> {
     let text = std::fs::read_to_string(plan_path).map_err(|e| format!("cannot read plan {}: {e}", plan_path.display()))?;
     let cases = crate::plan::parse(&text, crate::ops::Suite::Gpu)?;
-    let ctx = rshmem::init().map_err(|e| format!("init: {e}"))?;
+    rshmem::log::install();
+    // Every PE this process hosts (one, or several as threads sharing the GPU's context).
+    let done = rshmem::run_local_pes(|ctx| run_pe(ctx, &cases, coll_proto)).map_err(|e| format!("init: {e}"))?;
+    done.into_iter().collect()
+}
+
+/// One GPU PE of the job: its kernels, stream and timer, then every case.
+fn run_pe(ctx: rshmem::Ctx, cases: &[crate::plan::Case], coll_proto: Option<&str>) -> Res<()> {
     let me = ctx.my_pe();
     let Some(g) = ctx.gpu().cloned() else {
-        let e = format!("PE {me} has no GPU heap (RSHMEM_DEVICE={:?})", std::env::var("RSHMEM_DEVICE").unwrap_or_default());
+        let e = format!("PE {me} has no GPU heap, though the GPU suite runs its PEs with RSHMEM_DEVICE=gpu");
         eprintln!("rshmem-perf (pe): {e}");
         ctx.global_exit(1)
     };
@@ -390,19 +398,23 @@ pub fn main(plan_path: &std::path::Path) -> Res<()> {
             ctx.global_exit(1)
         }
     };
-    let mut out = std::io::stdout().lock();
+    // Not locked for the whole run: thread PEs of this process share stdout (only PE 0
+    // writes).
+    let mut out = std::io::stdout();
     if me == 0 {
-        let proto = std::env::var(super::COLL_PROTO_VAR).map(|p| format!(", {}={p}", super::COLL_PROTO_VAR)).unwrap_or_default();
+        let proto = coll_proto.map(|p| format!(", {}={p}", super::COLL_PROTO_VAR)).unwrap_or_default();
+        let threads = g.sharers();
+        let how = if threads > 1 { format!(", {threads} PEs per process as threads") } else { String::new() };
         let _ = writeln!(
             out,
-            "INFO rshmem {} (GPU PEs on {}, {}, {} SMs{proto})",
+            "INFO rshmem {} (GPU PEs on {}, {}, {} SMs{proto}{how})",
             env!("CARGO_PKG_VERSION"),
             runner.g.device_name(),
             runner.g.arch(),
             runner.sms
         );
     }
-    crate::pe::run_cases(&ctx, &cases, &mut out, |case| runner.run_case(case))?;
+    crate::pe::run_cases(&ctx, cases, &mut out, |case| runner.run_case(case))?;
     drop(runner);
     ctx.finalize().map_err(|e| format!("finalize: {e}"))
 }

@@ -5,9 +5,14 @@ use rshmem::bootstrap::launcher::{run, LaunchOptions};
 use std::ffi::OsString;
 use std::time::Duration;
 
-/// Start N processing elements (PEs) of PROGRAM on this host.
+/// rshmemrun: the launcher of rshmem jobs on one host. It starts N processing elements
+/// (PEs) of PROGRAM, one process each, meets them at a private rendezvous socket so that
+/// they can find each other and share their symmetric heaps, forwards their output line
+/// by line, and ends the whole job (with the first non-zero status) when a PE fails,
+/// dies, hangs past RSHMEM_HANG_TIMEOUT or runs past --timeout. Under mpirun or
+/// `srun --mpi=pmix` rshmem programs need no launcher of their own (PMIx).
 #[derive(Parser, Debug)]
-#[command(name = "rshmemrun", version, about)]
+#[command(name = "rshmemrun", version, about, long_about = None)]
 struct Args {
     /// Number of PEs.
     #[arg(short = 'n', long = "np", alias = "npes", default_value_t = 1)]
@@ -18,6 +23,10 @@ struct Args {
     /// Prefix each output line with `[PE i]`.
     #[arg(short = 't', long = "tag-output")]
     tag_output: bool,
+    /// Run K PEs in each process, as threads (the program calls `init` from K threads, or
+    /// `rshmem::run_local_pes`): they share the process's memory and GPU context.
+    #[arg(long = "pes-per-process", value_name = "K", default_value_t = 1)]
+    pes_per_process: usize,
     /// Set VAR=VALUE in the PEs' environment (repeatable).
     #[arg(short = 'x', long = "env", value_name = "VAR=VALUE")]
     env: Vec<String>,
@@ -46,6 +55,7 @@ fn main() {
         args: a.command[1..].to_vec(),
         env,
         name: "rshmemrun".into(),
+        pes_per_process: a.pes_per_process,
     };
     match run(&opts) {
         Ok(code) => std::process::exit(code),

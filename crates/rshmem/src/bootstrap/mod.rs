@@ -3,14 +3,20 @@
 //! Nothing else lives here but the launcher's rendezvous ([`launcher`], the server side
 //! that `rshmemrun` runs, and [`launched`], the PE side). The trait is deliberately small
 //! so that other implementations slot in beside it: [`pmix`] joins jobs started by
-//! PMIx launchers such as Open MPI's `mpirun`.
+//! PMIx launchers such as Open MPI's `mpirun`, [`tcp`] jobs that meet over TCP (torchrun's
+//! environment, or a unique id the program hands around).
 
-pub mod launched;
+pub(crate) mod launched;
 pub mod launcher;
-pub mod pmix;
-pub mod protocol;
-pub mod single;
+pub(crate) mod peer_fd;
+pub(crate) mod pmix;
+pub(crate) mod protocol;
+pub(crate) mod single;
+pub(crate) mod status;
+pub mod tcp;
+pub(crate) mod threads;
 
+use crate::config::Config;
 use crate::error::{Error, Result};
 use rustix::fd::{BorrowedFd, OwnedFd};
 
@@ -63,22 +69,52 @@ pub trait Bootstrap: Send {
     }
     /// Ends the whole job with `code`, printing `msg`. Does not return.
     fn abort(&mut self, code: i32, msg: &str) -> !;
+    /// Says this PE failed (its thread is unwinding from a panic) without ending the
+    /// process: the job of thread PEs ([`threads`]) fails every PE's exchanges and waits
+    /// with `why` and lets the program see the panic. Other bootstraps end the job.
+    fn fail(&mut self, why: &str) {
+        self.abort(1, why)
+    }
+    /// The failure every PE of this job watches in its waits, when the job can fail
+    /// without ending the process (thread PEs); `None` otherwise.
+    fn job_failure(&self) -> Option<std::sync::Arc<threads::JobFailure>> {
+        None
+    }
+    /// The job's status board, where a launcher that watches the job reads what this
+    /// PE's long waits wait for (see [`status`]); `None` when nobody watches.
+    fn status_board(&self) -> Option<std::sync::Arc<status::Board>> {
+        None
+    }
 }
 
-/// Picks the bootstrap from the environment: the launcher's when `RSHMEM_LAUNCHER_SOCK`
-/// is set; PMIx's when a PMIx launcher (`mpirun`, `prterun`, `srun --mpi=pmix`) set
-/// `PMIX_RANK` or `PMIX_NAMESPACE`; otherwise a single PE. When the environment says a
-/// multi-process launcher started us (`OMPI_COMM_WORLD_SIZE` of `mpirun`,
-/// `SLURM_STEP_NUM_TASKS` of `srun` without `--mpi=pmix`) but PMIx cannot be used, it
-/// fails rather than run as one of N unconnected single PEs.
-pub fn from_env() -> Result<Box<dyn Bootstrap>> {
-    if let Some(path) = std::env::var_os("RSHMEM_LAUNCHER_SOCK") {
-        return Ok(Box::new(launched::LaunchedBootstrap::connect(path.as_ref())?));
+/// Picks the bootstrap the configuration (the environment, read at init) names: the
+/// launcher's when `RSHMEM_LAUNCHER_SOCK` is set; PMIx's when a PMIx launcher (`mpirun`,
+/// `prterun`, `srun --mpi=pmix`) set `PMIX_RANK` or `PMIX_NAMESPACE`; TCP when torchrun's
+/// environment is set (`RANK` and `WORLD_SIZE` above 1, with `MASTER_ADDR` and
+/// `MASTER_PORT`); otherwise a single PE. When the environment says a multi-process launcher started us
+/// (`OMPI_COMM_WORLD_SIZE` of `mpirun`, `SLURM_STEP_NUM_TASKS` of `srun` without
+/// `--mpi=pmix`) but PMIx cannot be used, it fails rather than run as one of N
+/// unconnected single PEs.
+///
+/// Under `rshmemrun --pes-per-process K` the process hosts K PEs, the first numbered
+/// `RSHMEM_PE`: `local_index` says which (`None`: the next one no thread of this process
+/// has taken yet).
+pub fn from_config(config: &Config, local_index: Option<usize>) -> Result<Box<dyn Bootstrap>> {
+    if let Some(path) = &config.launcher_sock {
+        let missing = |name: &str| Error::Bootstrap(format!("{name} is not set although RSHMEM_LAUNCHER_SOCK is"));
+        let first = config.launcher_pe.ok_or_else(|| missing("RSHMEM_PE"))?;
+        let rank = first + launched::local_index(local_index, config.launcher_local_pes.unwrap_or(1))?;
+        let size = config.launcher_npes.ok_or_else(|| missing("RSHMEM_NPES"))?;
+        let key = config.job_key.as_deref().ok_or_else(|| missing("RSHMEM_JOB_KEY"))?;
+        return Ok(Box::new(launched::LaunchedBootstrap::connect(path, rank, size, key)?));
     }
-    if std::env::var_os("PMIX_RANK").is_some() || std::env::var_os("PMIX_NAMESPACE").is_some() {
+    if config.pmix_rank || config.pmix_namespace {
         return Ok(Box::new(pmix::PmixBootstrap::init()?));
     }
-    let ompi_size = std::env::var("OMPI_COMM_WORLD_SIZE").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(1);
+    if tcp::torchrun_env_present(config) {
+        return Ok(Box::new(tcp::TcpBootstrap::from_torchrun_env(config)?));
+    }
+    let ompi_size = config.ompi_size.unwrap_or(1);
     if ompi_size > 1 {
         return Err(Error::Bootstrap(format!(
             "OMPI_COMM_WORLD_SIZE={ompi_size} says mpirun started {ompi_size} processes, but PMIX_RANK and \
@@ -86,7 +122,7 @@ pub fn from_env() -> Result<Box<dyn Bootstrap>> {
              (4.x or newer) or start the job with rshmemrun"
         )));
     }
-    let slurm_size = std::env::var("SLURM_STEP_NUM_TASKS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(1);
+    let slurm_size = config.slurm_tasks.unwrap_or(1);
     if slurm_size > 1 {
         return Err(Error::Bootstrap(format!(
             "SLURM_STEP_NUM_TASKS={slurm_size} says srun started {slurm_size} tasks, but PMIX_RANK and \

@@ -12,13 +12,14 @@
 //! * barrier: `PMIx_Fence` without data. abort: `PMIx_Abort`. finalize: `PMIx_Finalize`.
 //! * allgather_fd: PMIx cannot carry descriptors, so the ranks exchange (pid, fd number)
 //!   and open `/proc/<pid>/fd/<fd>` (same host, same user), or else take a duplicate
-//!   with `pidfd_getfd`. Every rank learns whether every other rank succeeded.
+//!   with `pidfd_getfd` ([`super::peer_fd`]). Every rank learns whether every other rank
+//!   succeeded.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
 use super::Bootstrap;
 use crate::error::{Error, Result};
-use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fd::{BorrowedFd, OwnedFd};
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 /// `pmix_status_t`.
@@ -154,11 +155,6 @@ impl Pmix {
             format!("{} ({status})", unsafe { CStr::from_ptr(p) }.to_string_lossy())
         }
     }
-}
-
-/// Says whether libpmix can be loaded here (tests and diagnostics); the error says why not.
-pub fn available() -> std::result::Result<(), String> {
-    Pmix::load().map(|_| ())
 }
 
 /// A process of a job started by a PMIx launcher.
@@ -321,50 +317,7 @@ impl Bootstrap for PmixBootstrap {
         Ok(self.allgather_fd_from(fd, &all)?.into_iter().flatten().collect())
     }
     fn allgather_fd_from(&mut self, fd: BorrowedFd<'_>, from: &[bool]) -> Result<Vec<Option<OwnedFd>>> {
-        use std::os::fd::AsRawFd;
-        let mut mine = std::process::id().to_le_bytes().to_vec();
-        mine.extend_from_slice(&fd.as_raw_fd().to_le_bytes());
-        let all = self.allgather(&mine)?;
-        let mut out = Vec::with_capacity(self.size);
-        let mut failure = None;
-        for (r, e) in all.iter().enumerate() {
-            if r == self.rank {
-                match fd.try_clone_to_owned() {
-                    Ok(f) => out.push(Some(f)),
-                    Err(e) => failure = Some(format!("dup of its own descriptor: {e}")),
-                }
-                continue;
-            }
-            if !from.get(r).copied().unwrap_or(false) {
-                out.push(None);
-                continue;
-            }
-            if e.len() != 8 {
-                failure = Some(format!("rank {r} sent {} bytes, not (pid, fd)", e.len()));
-                break;
-            }
-            let pid = u32::from_le_bytes(e[..4].try_into().expect("4 bytes"));
-            let num = i32::from_le_bytes(e[4..].try_into().expect("4 bytes"));
-            match open_peer_fd(pid, num) {
-                Ok(f) => out.push(Some(f)),
-                Err(e) => {
-                    failure = Some(format!("descriptor {num} of rank {r} (pid {pid}): {e}"));
-                    break;
-                }
-            }
-        }
-        // Everyone learns whether everyone succeeded (and the owners keep their
-        // descriptors open until all have taken theirs).
-        let verdicts = self.allgather(failure.as_deref().unwrap_or("").as_bytes())?;
-        for (r, v) in verdicts.iter().enumerate() {
-            if !v.is_empty() {
-                return Err(Error::Bootstrap(format!(
-                    "allgather_fd over PMIx: PE {r} could not take {} (PEs must share a host and user)",
-                    String::from_utf8_lossy(v)
-                )));
-            }
-        }
-        Ok(out)
+        super::peer_fd::allgather_fd_by_pid(self, "PMIx", fd, from)
     }
     fn finalize(&mut self) -> Result<()> {
         if self.finalized {
@@ -378,28 +331,11 @@ impl Bootstrap for PmixBootstrap {
     fn abort(&mut self, code: i32, msg: &str) -> ! {
         eprintln!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank);
         let text: Vec<u8> = msg.bytes().filter(|&b| b != 0).chain(std::iter::once(0)).collect();
-        let code = if code == 0 { 1 } else { code };
         // SAFETY: a NUL-terminated message; no proc array means the whole namespace.
         unsafe { (self.pmix.PMIx_Abort)(code, text.as_ptr() as *const c_char, std::ptr::null_mut(), 0) };
         // The launcher ends every process; exit in case it has not yet.
         std::process::exit(code)
     }
-}
-
-/// A duplicate of descriptor `num` of process `pid` on this host: reopened through
-/// `/proc`, or else taken with `pidfd_getfd`.
-fn open_peer_fd(pid: u32, num: i32) -> std::result::Result<OwnedFd, String> {
-    use rustix::fs::{Mode, OFlags};
-    let path = format!("/proc/{pid}/fd/{num}");
-    let by_path = rustix::fs::open(&path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty());
-    let e1 = match by_path {
-        Ok(f) => return Ok(f),
-        Err(e) => e,
-    };
-    let pid_ = rustix::process::Pid::from_raw(pid as i32).ok_or_else(|| format!("pid {pid} is not valid"))?;
-    let taken = rustix::process::pidfd_open(pid_, rustix::process::PidfdFlags::empty())
-        .and_then(|pidfd| rustix::process::pidfd_getfd(pidfd.as_fd(), num, rustix::process::PidfdGetfdFlags::empty()));
-    taken.map_err(|e2| format!("open {path}: {e1}; pidfd_getfd: {e2}"))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! A frame is `u32 payload length (LE) | u8 kind | payload`. Descriptors travel with the
 //! frame's first byte. Both sides use only [`send_frame`] and [`recv_frame`].
 
-use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fd::{BorrowedFd, OwnedFd};
 use rustix::io::{IoSlice, IoSliceMut};
 use rustix::net::{
     recvmsg, sendmsg, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags,
@@ -67,8 +67,28 @@ pub struct Frame {
     pub fds: Vec<OwnedFd>,
 }
 
-/// Largest payload accepted (guards against a corrupt length).
-pub const MAX_PAYLOAD: usize = 1 << 30;
+/// Largest hello: a 32-character key, a PE number and a pid, with list framing.
+pub const MAX_HELLO: usize = 256;
+/// Largest contribution of one PE to an allgather (host names, transport addresses,
+/// heap descriptors: kilobytes in practice).
+pub const MAX_CONTRIBUTION: usize = 64 << 20;
+/// Largest message (an abort's, a refusal's, a failure's reason).
+pub const MAX_MESSAGE: usize = 64 << 10;
+
+impl Kind {
+    /// The largest payload a frame of this kind may carry in a job of `n_pes` PEs: what
+    /// the protocol expects, so that a corrupt or hostile length is refused before
+    /// anything is allocated or waited for.
+    pub fn max_payload(self, n_pes: usize) -> usize {
+        match self {
+            Kind::Hello => MAX_HELLO,
+            Kind::Allgather => MAX_CONTRIBUTION,
+            Kind::AllgatherFd | Kind::Finalize | Kind::Welcome | Kind::FdResult => 0,
+            Kind::Abort | Kind::Refused | Kind::Failed => MAX_MESSAGE,
+            Kind::AllgatherResult => n_pes.saturating_mul(MAX_CONTRIBUTION + 4),
+        }
+    }
+}
 
 /// Sends one frame, with optional descriptors.
 pub fn send_frame(sock: BorrowedFd<'_>, kind: Kind, payload: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
@@ -126,17 +146,22 @@ fn recv_exact(sock: BorrowedFd<'_>, buf: &mut [u8], fds: &mut Vec<OwnedFd>) -> i
     Ok(())
 }
 
-/// Receives one frame (blocking).
-pub fn recv_frame(sock: BorrowedFd<'_>) -> io::Result<Frame> {
+/// Receives one frame (blocking) in a job of `n_pes` PEs, refusing a payload larger than
+/// its kind allows ([`Kind::max_payload`]) before reading it.
+pub fn recv_frame(sock: BorrowedFd<'_>, n_pes: usize) -> io::Result<Frame> {
     let mut fds = Vec::new();
     let mut header = [0u8; 5];
     recv_exact(sock, &mut header, &mut fds)?;
     let len = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
-    if len > MAX_PAYLOAD {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("frame of {len} bytes is too large")));
-    }
     let kind =
         Kind::from_u8(header[4]).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("unknown frame kind {}", header[4])))?;
+    let max = kind.max_payload(n_pes);
+    if len > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a {kind:?} frame claims {len} bytes, more than the {max} the protocol allows"),
+        ));
+    }
     let mut payload = vec![0u8; len];
     recv_exact(sock, &mut payload, &mut fds)?;
     Ok(Frame { kind, payload, fds })
@@ -185,14 +210,10 @@ pub fn decode_hello(payload: &[u8]) -> Option<(String, u32, u32)> {
     Some((key, u32::from_le_bytes(items[1][..].try_into().ok()?), u32::from_le_bytes(items[2][..].try_into().ok()?)))
 }
 
-/// Convenience for callers holding an owned socket.
-pub fn fd_of<T: AsFd>(t: &T) -> BorrowedFd<'_> {
-    t.as_fd()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustix::fd::AsFd;
     use std::os::unix::net::UnixStream;
 
     #[test]
@@ -200,15 +221,25 @@ mod tests {
         let (a, b) = UnixStream::pair().unwrap();
         let memfd = rustix::fs::memfd_create("t", rustix::fs::MemfdFlags::CLOEXEC).unwrap();
         rustix::fs::ftruncate(&memfd, 4096).unwrap();
+        // Too long for its kind: refused from the header, before any payload is read.
         send_frame(a.as_fd(), Kind::AllgatherFd, b"hello", &[memfd.as_fd()]).unwrap();
-        let f = recv_frame(b.as_fd()).unwrap();
+        let e = recv_frame(b.as_fd(), 1).unwrap_err();
+        assert!(e.to_string().contains("AllgatherFd frame claims 5 bytes"), "{e}");
+        let (a, b) = UnixStream::pair().unwrap();
+        let mut hostile = 1u32.wrapping_shl(30).to_le_bytes().to_vec();
+        hostile.push(Kind::Hello as u8);
+        std::io::Write::write_all(&mut &a, &hostile).unwrap();
+        let e = recv_frame(b.as_fd(), 4).unwrap_err();
+        assert!(e.to_string().contains("Hello frame claims 1073741824 bytes, more than the 256"), "{e}");
+        let (a, b) = UnixStream::pair().unwrap();
+        send_frame(a.as_fd(), Kind::AllgatherFd, b"", &[memfd.as_fd()]).unwrap();
+        let f = recv_frame(b.as_fd(), 1).unwrap();
         assert_eq!(f.kind, Kind::AllgatherFd);
-        assert_eq!(f.payload, b"hello");
         assert_eq!(f.fds.len(), 1);
         assert_eq!(rustix::fs::fstat(&f.fds[0]).unwrap().st_size, 4096);
         let big = vec![7u8; 3 << 20];
         let t = std::thread::spawn(move || send_frame(a.as_fd(), Kind::Allgather, &big, &[]).unwrap());
-        let f = recv_frame(b.as_fd()).unwrap();
+        let f = recv_frame(b.as_fd(), 1).unwrap();
         t.join().unwrap();
         assert_eq!(f.payload.len(), 3 << 20);
         assert!(f.payload.iter().all(|&x| x == 7));

@@ -15,8 +15,8 @@ use super::session::{show_num, show_offset, Kind, Session};
 use super::{bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::teams::Team;
 use crate::sym::Sym;
-use crate::team::Team;
 use crate::types::SymType;
 
 impl Ctx {
@@ -122,28 +122,29 @@ impl Ctx {
 /// Direct exchange (see the module documentation).
 fn run(mut s: Session<'_>, dest: usize, src: usize, elem: usize, dst: usize, sst: usize, nelems: usize) -> Result<()> {
     let (me, n) = (s.me(), s.n());
-    let send = |s: &Session<'_>, j: usize| {
+    let send = |s: &Session<'_>, j: usize| -> Result<()> {
         let (dbase, sbase) = (dest + me * nelems * dst * elem, src + j * nelems * sst * elem);
         if dst == 1 && sst == 1 {
-            s.copy(j, dbase, me, sbase, nelems * elem);
+            s.copy(j, dbase, me, sbase, nelems * elem)?;
         } else {
             for m in 0..nelems {
-                s.copy(j, dbase + m * dst * elem, me, sbase + m * sst * elem, elem);
+                s.copy(j, dbase + m * dst * elem, me, sbase + m * sst * elem, elem)?;
             }
         }
+        Ok(())
     };
     if n > 1 {
-        s.publish(1);
+        s.publish(1)?;
         for i in (0..n).filter(|&i| i != me) {
             s.wait_progress(i, 1)?;
         }
     }
-    send(&s, me);
+    send(&s, me)?;
     for d in 1..n {
         let j = (me + d) % n;
-        send(&s, j);
-        s.fence(j);
-        s.arrive(j);
+        send(&s, j)?;
+        s.fence(j)?;
+        s.arrive(j)?;
     }
     if n > 1 {
         s.wait_arrivals(n as u64 - 1)?;

@@ -19,12 +19,12 @@
 //! network, and the network carries `hosts * log(hosts)` signals instead of
 //! `n * log(n)`.
 
-use super::hosts::HostGroups;
 use super::select::BarrierAlgo;
-use crate::ctx::{Ctx, Runtime};
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::heap::layout::SLOT_BARRIER;
-use crate::team::{Team, TeamInfo};
+use crate::heap::layout::{SLOT_BARRIER, SLOT_EPOCH};
+use crate::runtime::teams::{Team, TeamInfo};
+use crate::runtime::Runtime;
 use crate::transport::notify::{self, WaitOutcome};
 use crate::transport::AmoOp;
 
@@ -41,10 +41,10 @@ pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Re
     if st.radix == 0 {
         let mapped = (0..n).all(|i| {
             let pe = t.world_pe(i);
-            rt.to(pe).direct_address(pe, 0).is_some()
+            rt.mapped(pe)
         });
-        let hosts = HostGroups::of_team(rt, t);
-        let forced = &rt.coll.forced;
+        let hosts = t.host_groups(&rt.host_of);
+        let forced = &rt.forced;
         if super::select::barrier(forced, hosts.spans_hosts()) == BarrierAlgo::Hier {
             st.radix = super::select::barrier_radix(forced, hosts.groups.len(), false);
             st.hier = Some(hosts);
@@ -55,9 +55,16 @@ pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Re
     }
     let st = &mut *st;
     let slot = rt.heap.sys().team_slot(t.slot) + SLOT_BARRIER;
+    // Publish that this PE entered barrier number `epoch`, so that a waiter can name the
+    // member that has not (rather than the partner whose signal it happens to wait for).
+    st.epoch += 1;
+    let epoch = st.epoch;
+    let epoch_word = rt.heap.sys().team_slot(t.slot) + SLOT_EPOCH;
+    rt.to(rt.my_pe).store_word(rt.my_pe, epoch_word, 8, epoch)?;
+    let missing = || lagging(rt, t, epoch, epoch_word);
     let Some(hosts) = &st.hier else {
         let members: Vec<usize> = (0..n).map(|i| t.world_pe(i)).collect();
-        return dissemination(rt, &members, t.my_index, st.radix, slot, &mut st.targets, call);
+        return dissemination(rt, &members, t.my_index, st.radix, slot, &mut st.targets, call, &missing);
     };
     // Hierarchical: counter 0 counts the fan-in at a leader, counters 1 .. 62 are the
     // leaders' rounds, counter 63 the fan-out at a member.
@@ -66,20 +73,22 @@ pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Re
     let group = &hosts.groups[hosts.group_of[t.my_index]];
     let leader = t.world_pe(group[0]);
     if me != leader {
-        rt.to(leader).amo(leader, fan_in, 8, AmoOp::FetchAdd, 1, 0);
+        rt.to(leader).amo(leader, fan_in, 8, AmoOp::FetchAdd, 1, 0)?;
         st.targets[MAX_ROUNDS - 1] += 1;
         return wait_count(rt, fan_out, st.targets[MAX_ROUNDS - 1], call, || {
-            format!("its host's leader PE {leader} (hierarchical barrier)")
+            missing().unwrap_or_else(|| format!("its host's leader PE {leader} (hierarchical barrier)"))
         });
     }
     st.targets[0] += group.len() as u64 - 1;
-    wait_count(rt, fan_in, st.targets[0], call, || format!("the {} other PEs of its host (hierarchical barrier)", group.len() - 1))?;
+    wait_count(rt, fan_in, st.targets[0], call, || {
+        missing().unwrap_or_else(|| format!("the {} other PEs of its host (hierarchical barrier)", group.len() - 1))
+    })?;
     let leaders: Vec<usize> = hosts.leaders().into_iter().map(|i| t.world_pe(i)).collect();
     let mine = hosts.group_of[t.my_index];
-    dissemination(rt, &leaders, mine, st.radix, slot + 8, &mut st.targets[1..MAX_ROUNDS - 1], call)?;
+    dissemination(rt, &leaders, mine, st.radix, slot + 8, &mut st.targets[1..MAX_ROUNDS - 1], call, &missing)?;
     for &i in &group[1..] {
         let pe = t.world_pe(i);
-        rt.to(pe).amo(pe, fan_out, 8, AmoOp::FetchAdd, 1, 0);
+        rt.to(pe).amo(pe, fan_out, 8, AmoOp::FetchAdd, 1, 0)?;
     }
     Ok(())
 }
@@ -91,18 +100,37 @@ fn wait_count(rt: &Runtime, word: usize, target: u64, call: &'static str, what: 
     let outcome = notify::wait_until(
         rt.heap.base(me),
         rt.wait_policy(None),
-        || local.load_word(me, word, 8) >= target,
+        || Ok(local.load_word(me, word, 8)? >= target),
         || format!("{call} on PE {me} (waiting for {})", what()),
-    );
+    )?;
     if outcome == WaitOutcome::TimedOut {
-        return Err(Error::Timeout { call, what: "the barrier".into(), secs: 0.0, pe: me });
+        return Err(Error::Timeout { call, what: what(), secs: 0.0, pe: me });
     }
     Ok(())
 }
 
+/// The members of `t` that have not entered this PE's barrier number `epoch` yet, as
+/// the text of a wait ("PE 3, which has not entered barrier 5 of its team (it is at 4)"),
+/// or `None` when every member whose heap this PE maps has (the wait is then for a
+/// signal of a later round, or for a member reached only over the network, whose word
+/// is not read here: a hang report must not wait on the network).
+fn lagging(rt: &Runtime, t: &TeamInfo, epoch: u64, epoch_word: usize) -> Option<String> {
+    let behind: Vec<String> = (0..t.size)
+        .map(|i| t.world_pe(i))
+        .filter(|&pe| pe != rt.my_pe && rt.mapped(pe))
+        .filter_map(|pe| {
+            let theirs = rt.to(pe).load_word(pe, epoch_word, 8).ok()?;
+            (theirs < epoch).then(|| format!("PE {pe}, which has not entered barrier {epoch} of its team (it is at {theirs})"))
+        })
+        .collect();
+    (!behind.is_empty()).then(|| behind.join("; "))
+}
+
 /// Dissemination with radix `radix` over the world PEs `members` (this PE is
 /// `members[my]`), round `r` counting on the word at `counters + 8 r`; `targets[r]` holds
-/// the increments expected so far on it.
+/// the increments expected so far on it. `missing` names the members that have not
+/// entered the barrier, for the wait's description.
+#[allow(clippy::too_many_arguments)]
 fn dissemination(
     rt: &Runtime,
     members: &[usize],
@@ -111,6 +139,7 @@ fn dissemination(
     counters: usize,
     targets: &mut [u64],
     call: &'static str,
+    missing: &dyn Fn() -> Option<String>,
 ) -> Result<()> {
     let n = members.len();
     let mut dist = 1usize;
@@ -125,12 +154,14 @@ fn dissemination(
                 _ => break,
             };
             let partner = members[(my + d) % n];
-            rt.to(partner).amo(partner, flag, 8, AmoOp::FetchAdd, 1, 0);
+            rt.to(partner).amo(partner, flag, 8, AmoOp::FetchAdd, 1, 0)?;
             sent += 1;
         }
         targets[round] += sent;
         let from = members[(my + n - dist) % n];
-        wait_count(rt, flag, targets[round], call, || format!("PE {from} (barrier round {round} of radix {radix})"))?;
+        wait_count(rt, flag, targets[round], call, || {
+            missing().unwrap_or_else(|| format!("PE {from} (barrier round {round} of radix {radix})"))
+        })?;
         round += 1;
         dist = match dist.checked_mul(radix) {
             Some(d) => d,
@@ -142,7 +173,7 @@ fn dissemination(
 
 /// Quiet, then barrier over every PE.
 pub(crate) fn barrier_all(rt: &Runtime, call: &'static str) -> Result<()> {
-    crate::ops::order::quiet_all(rt);
+    rt.quiet_all()?;
     let world = rt.teams.get(call, Team::WORLD, rt.my_pe)?;
     team_barrier(rt, &world, call)
 }
@@ -162,7 +193,7 @@ impl Ctx {
     /// Quiet, then a barrier over the members of `team`.
     pub fn barrier(&self, team: Team) -> Result<()> {
         let t = self.team_info("barrier", team)?;
-        crate::ops::order::quiet_all(&self.rt);
+        self.rt.quiet_all()?;
         team_barrier(&self.rt, &t, "barrier")
     }
 

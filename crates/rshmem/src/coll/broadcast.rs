@@ -9,8 +9,8 @@ use super::session::{show_algo, show_num, show_offset, Kind, Session};
 use super::{broadcast_direct, broadcast_hier, broadcast_tree, bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
+use crate::runtime::teams::Team;
 use crate::sym::Sym;
-use crate::team::Team;
 use crate::types::SymType;
 
 impl Ctx {
@@ -44,7 +44,7 @@ impl Ctx {
         let mut s = Session::begin(rt, &t, call);
         let mapped = s.mapped();
         let hosts = s.hosts();
-        let algo = select::broadcast(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
+        let algo = select::broadcast(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(
             Kind::Broadcast,
@@ -62,7 +62,7 @@ impl Ctx {
             return Ok(());
         }
         if n == 1 {
-            s.copy(0, d, 0, so, nbytes);
+            s.copy(0, d, 0, so, nbytes)?;
             return Ok(());
         }
         tracing::trace!(call, team = team.raw(), nbytes, root, ?algo, "broadcast");

@@ -18,9 +18,9 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
         let set = s.own_set();
         if me == root {
             let stage = s.stage_set(set)?;
-            s.copy(me, stage, me, src, nbytes);
-            s.publish(1);
-            s.copy(me, dest, me, src, nbytes);
+            s.copy(me, stage, me, src, nbytes)?;
+            s.publish(1)?;
+            s.copy(me, dest, me, src, nbytes)?;
             return Ok(());
         }
         // Every member knows where the root stages: the same set at the same offset.
@@ -29,15 +29,15 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
         src
     };
     if me == root {
-        s.publish(1);
-        s.copy(me, dest, me, src, nbytes);
+        s.publish(1)?;
+        s.copy(me, dest, me, src, nbytes)?;
         for i in (0..s.n()).filter(|&i| i != root) {
             s.wait_consumed(i, 1)?;
         }
         return Ok(());
     }
     s.wait_progress(root, 1)?;
-    s.copy(me, dest, root, from, nbytes);
-    s.consumed(1);
+    s.copy(me, dest, root, from, nbytes)?;
+    s.consumed(1)?;
     Ok(())
 }

@@ -7,9 +7,9 @@
 //! from it (CONSUMED 2) and the leader returns once they have. The root returns once its
 //! readers have read. The network carries the message once per other host.
 
-use super::hosts::HostGroups;
 use super::session::Session;
 use crate::error::Result;
+use crate::runtime::hosts::HostGroups;
 
 pub(crate) fn run(s: &mut Session<'_>, hosts: &HostGroups, dest: usize, src: usize, nbytes: usize, root: usize) -> Result<()> {
     let me = s.me();
@@ -18,8 +18,8 @@ pub(crate) fn run(s: &mut Session<'_>, hosts: &HostGroups, dest: usize, src: usi
     let group = &hosts.groups[g];
     let lead = |h: usize| if h == root_group { root } else { hosts.leader(h) };
     if me == root {
-        s.publish(1);
-        s.copy(me, dest, me, src, nbytes);
+        s.publish(1)?;
+        s.copy(me, dest, me, src, nbytes)?;
         for h in (0..hosts.groups.len()).filter(|&h| h != root_group) {
             s.wait_consumed(lead(h), 1)?;
         }
@@ -30,10 +30,10 @@ pub(crate) fn run(s: &mut Session<'_>, hosts: &HostGroups, dest: usize, src: usi
     }
     if g == root_group || me == lead(g) {
         s.wait_progress(root, 1)?;
-        s.copy(me, dest, root, src, nbytes);
-        s.consumed(1);
+        s.copy(me, dest, root, src, nbytes)?;
+        s.consumed(1)?;
         if g != root_group {
-            s.publish(2);
+            s.publish(2)?;
             for &i in group.iter().filter(|&&i| i != me) {
                 s.wait_consumed(i, 2)?;
             }
@@ -42,7 +42,7 @@ pub(crate) fn run(s: &mut Session<'_>, hosts: &HostGroups, dest: usize, src: usi
     }
     let leader = lead(g);
     s.wait_progress(leader, 2)?;
-    s.copy(me, dest, leader, dest, nbytes);
-    s.consumed(2);
+    s.copy(me, dest, leader, dest, nbytes)?;
+    s.consumed(2)?;
     Ok(())
 }

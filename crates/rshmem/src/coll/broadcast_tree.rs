@@ -20,8 +20,8 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
     let v = (me + n - root) % n;
     let member = |vr: usize| (vr + root) % n;
     if v == 0 {
-        s.publish(nchunks as u64);
-        s.copy(me, dest, me, src, nbytes);
+        s.publish(nchunks as u64)?;
+        s.copy(me, dest, me, src, nbytes)?;
     } else {
         let pv = v - (1 << v.ilog2());
         let parent = member(pv);
@@ -30,10 +30,10 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
             let at = k * chunk;
             let len = chunk.min(nbytes - at);
             s.wait_progress(parent, k as u64 + 1)?;
-            s.copy(me, dest + at, parent, from + at, len);
-            s.publish(k as u64 + 1);
+            s.copy(me, dest + at, parent, from + at, len)?;
+            s.publish(k as u64 + 1)?;
         }
-        s.consumed(1);
+        s.consumed(1)?;
     }
     let mut bit = if v == 0 { 1 } else { 1usize << (v.ilog2() + 1) };
     while v + bit < n {

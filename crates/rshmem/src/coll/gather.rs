@@ -10,8 +10,8 @@ use super::session::{show_algo, show_num, show_offset, Kind, Session};
 use super::{bytes_of, gather_direct, gather_hier, gather_ring, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::teams::Team;
 use crate::sym::Sym;
-use crate::team::Team;
 use crate::types::SymType;
 
 impl Ctx {
@@ -58,7 +58,7 @@ impl Ctx {
         let mapped = s.mapped();
         let hosts = s.hosts();
         let hier = hosts.spans_hosts();
-        let algo = select::fcollect(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier });
+        let algo = select::fcollect(&rt.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(
             Kind::Fcollect,
@@ -75,12 +75,12 @@ impl Ctx {
             return Ok(());
         }
         if n == 1 {
-            s.copy(0, d, 0, so, nbytes);
+            s.copy(0, d, 0, so, nbytes)?;
             return Ok(());
         }
         let offsets: Vec<usize> = (0..n).map(|i| i * nbytes).collect();
         let sizes = vec![nbytes; n];
-        s.publish(1);
+        s.publish(1)?;
         tracing::trace!(call, team = team.raw(), nbytes, ?algo, "fcollect");
         match algo {
             GatherAlgo::Direct => {
@@ -108,7 +108,7 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, call);
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        let forced = rt.coll.forced.collect.map_or(0, |a| a as u64 + 1);
+        let forced = rt.forced.collect.map_or(0, |a| a as u64 + 1);
         s.check(
             Kind::Collect,
             &[("dest", d as u64, show_offset), ("source", so as u64, show_offset), ("forced algorithm", forced, show_algo)],
@@ -117,16 +117,16 @@ impl Ctx {
         let (d, so) = local?;
         // Sizes: every member publishes its own, then reads all (this is also the entry
         // signal that lets peers write into its dest).
-        s.set_info(nbytes as u64);
-        s.publish(1);
+        s.set_info(nbytes as u64)?;
+        s.publish(1)?;
         let mut sizes = Vec::with_capacity(n);
         for i in 0..n {
             if i != s.me() {
                 s.wait_progress(i, 1)?;
             }
-            sizes.push(s.info(i) as usize);
+            sizes.push(s.info(i)? as usize);
         }
-        s.consumed(1);
+        s.consumed(1)?;
         let mut offsets = Vec::with_capacity(n);
         let mut total = Some(0usize);
         for &z in &sizes {
@@ -157,12 +157,12 @@ impl Ctx {
             return Ok(());
         }
         if n == 1 {
-            s.copy(0, d, 0, so, nbytes);
+            s.copy(0, d, 0, so, nbytes)?;
             return Ok(());
         }
         let mapped = s.mapped();
         let hosts = s.hosts();
-        let algo = select::collect(&rt.coll.forced, Shape { team_size: n, bytes: total, mapped, hier: hosts.spans_hosts() });
+        let algo = select::collect(&rt.forced, Shape { team_size: n, bytes: total, mapped, hier: hosts.spans_hosts() });
         tracing::trace!(call, team = team.raw(), nbytes, total, ?algo, "collect");
         match algo {
             GatherAlgo::Direct => gather_direct::run(&mut s, d, so, &offsets, &sizes),

@@ -9,12 +9,12 @@ use crate::error::Result;
 
 pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, offsets: &[usize], sizes: &[usize]) -> Result<()> {
     let (me, n) = (s.me(), s.n());
-    s.copy(me, dest + offsets[me], me, src, sizes[me]);
+    s.copy(me, dest + offsets[me], me, src, sizes[me])?;
     for d in 1..n {
         let j = (me + d) % n;
-        s.copy(j, dest + offsets[me], me, src, sizes[me]);
-        s.fence(j);
-        s.arrive(j);
+        s.copy(j, dest + offsets[me], me, src, sizes[me])?;
+        s.fence(j)?;
+        s.arrive(j)?;
     }
     s.wait_arrivals(n as u64 - 1)
 }

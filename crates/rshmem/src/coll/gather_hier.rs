@@ -14,9 +14,9 @@
 //! every leader's step 2) every member has read them, and a member's next collect may
 //! overwrite its size.
 
-use super::hosts::HostGroups;
 use super::session::Session;
 use crate::error::Result;
+use crate::runtime::hosts::HostGroups;
 
 /// Contiguous byte runs `(offset, len)` covering the blocks of `members`.
 fn runs(members: &[usize], offsets: &[usize], sizes: &[usize]) -> Vec<(usize, usize)> {
@@ -44,20 +44,20 @@ pub(crate) fn run(
     let total: usize = sizes.iter().sum();
     if me != leader {
         s.wait_progress(leader, 3)?;
-        s.copy(me, dest, leader, dest, total);
-        s.consumed(3);
+        s.copy(me, dest, leader, dest, total)?;
+        s.consumed(3)?;
         return Ok(());
     }
     for &i in group {
         if i != me {
             s.wait_progress(i, 1)?;
         }
-        s.copy(me, dest + offsets[i], i, src, sizes[i]);
+        s.copy(me, dest + offsets[i], i, src, sizes[i])?;
         if sizes_read && i != me {
             s.wait_consumed(i, 1)?;
         }
     }
-    s.publish(2);
+    s.publish(2)?;
     let leaders = hosts.leaders();
     for (h, members) in hosts.groups.iter().enumerate() {
         let l = leaders[h];
@@ -66,11 +66,11 @@ pub(crate) fn run(
         }
         s.wait_progress(l, 2)?;
         for (at, len) in runs(members, offsets, sizes) {
-            s.copy(me, dest + at, l, dest + at, len);
+            s.copy(me, dest + at, l, dest + at, len)?;
         }
     }
-    s.consumed(2);
-    s.publish(3);
+    s.consumed(2)?;
+    s.publish(3)?;
     for &i in &group[1..] {
         s.wait_consumed(i, 3)?;
     }

@@ -10,7 +10,7 @@ use crate::error::Result;
 pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, offsets: &[usize], sizes: &[usize]) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let right = (me + 1) % n;
-    s.copy(me, dest + offsets[me], me, src, sizes[me]);
+    s.copy(me, dest + offsets[me], me, src, sizes[me])?;
     for t in 0..n - 1 {
         let b = (me + n - t) % n;
         let from = if t == 0 {
@@ -19,9 +19,9 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, offsets: &[usize
             s.wait_step_in(t as u64)?;
             dest + offsets[b]
         };
-        s.copy(right, dest + offsets[b], me, from, sizes[b]);
-        s.fence(right);
-        s.signal_step(right, t as u64 + 1);
+        s.copy(right, dest + offsets[b], me, from, sizes[b])?;
+        s.fence(right)?;
+        s.signal_step(right, t as u64 + 1)?;
     }
     s.wait_step_in(n as u64 - 1)
 }

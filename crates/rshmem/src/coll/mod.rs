@@ -78,45 +78,39 @@
 //! Members are grouped by host ([`hosts`]); the hierarchical algorithms work on shared
 //! memory within a host first, and only each host's leader talks across hosts.
 
-pub mod alltoall;
-pub mod barrier;
-pub mod broadcast;
-pub mod broadcast_direct;
-pub mod broadcast_hier;
-pub mod broadcast_tree;
-pub mod gather;
-pub mod gather_direct;
-pub mod gather_hier;
-pub mod gather_ring;
+pub(crate) mod alltoall;
+pub(crate) mod barrier;
+pub(crate) mod broadcast;
+pub(crate) mod broadcast_direct;
+pub(crate) mod broadcast_hier;
+pub(crate) mod broadcast_tree;
+pub(crate) mod combine;
+pub(crate) mod gather;
+pub(crate) mod gather_direct;
+pub(crate) mod gather_hier;
+pub(crate) mod gather_ring;
+#[cfg(feature = "cuda")]
+pub mod gpu;
+#[cfg(feature = "cuda")]
 pub mod gpu_select;
-pub(crate) mod hosts;
-pub mod reduce;
-pub mod reduce_hier;
-pub mod reduce_oneshot;
-pub mod reduce_ring;
-pub mod reduce_rsag;
-pub mod reduce_scatter_direct;
-pub mod scan;
+pub(crate) mod reduce;
+pub(crate) mod reduce_hier;
+pub(crate) mod reduce_oneshot;
+pub(crate) mod reduce_ring;
+pub(crate) mod reduce_rsag;
+pub(crate) mod reduce_scatter_direct;
+pub(crate) mod scan;
 pub mod select;
 pub(crate) mod session;
 
-use crate::ctx::Runtime;
 use crate::error::{Error, Result};
+use crate::runtime::Runtime;
 use std::ops::Range;
 
 pub use select::{BarrierAlgo, BroadcastAlgo, Forced, GatherAlgo, Plan, ReduceAlgo, ReduceScatterAlgo};
 
 /// Bytes reductions read from a peer at a time (into a local buffer, then combined).
 pub(crate) const PIECE_BYTES: usize = crate::heap::layout::STAGE_SET;
-
-/// Collective settings read at init.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CollConfig {
-    /// Algorithms forced by `RSHMEM_COLL_ALGO`.
-    pub(crate) forced: Forced,
-    /// Whether the argument check runs (`RSHMEM_COLL_CHECK`).
-    pub(crate) check: bool,
-}
 
 /// The elements of chunk `k` when `nelems` elements are split among `n` PEs: the first
 /// `nelems % n` chunks have one element more than the others. The reduce-scatter +

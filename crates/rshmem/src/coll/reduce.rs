@@ -22,12 +22,12 @@ use super::select::{self, ReduceAlgo, ReduceScatterAlgo, Shape};
 use super::session::{show_algo, show_dtype, show_num, show_offset, show_op, Kind, Session};
 use super::{
     bytes_of, overlap, overlap_error, reduce_hier, reduce_oneshot, reduce_ring, reduce_rsag, reduce_scatter_direct, scan, sym_range,
-    Overlap, PIECE_BYTES,
+    Overlap,
 };
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::teams::Team;
 use crate::sym::Sym;
-use crate::team::Team;
 use crate::types::{ReduceDtype, ReduceOp, ReduceType};
 
 impl Ctx {
@@ -115,7 +115,7 @@ impl Ctx {
         let mapped = s.mapped();
         let hosts = s.hosts();
         let nbytes = nreduce.saturating_mul(sz);
-        let algo = select::reduce(&rt.coll.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
+        let algo = select::reduce(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         check_reduction::<T>(&s, Kind::Reduce, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
@@ -123,7 +123,7 @@ impl Ctx {
             return Ok(());
         }
         if n == 1 {
-            s.copy(0, d, 0, so, nbytes);
+            s.copy(0, d, 0, so, nbytes)?;
             return Ok(());
         }
         tracing::trace!(team = team.raw(), nreduce, ty = T::NAME, ?op, ?algo, "reduce");
@@ -155,7 +155,7 @@ impl Ctx {
         let mut s = Session::begin(rt, &t, CALL);
         let mapped = s.mapped();
         let nbytes = nreduce.saturating_mul(sz);
-        let algo = select::reduce_scatter(&rt.coll.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier: false });
+        let algo = select::reduce_scatter(&rt.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier: false });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         check_reduction::<T>(&s, Kind::ReduceScatter, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
@@ -163,7 +163,7 @@ impl Ctx {
             return Ok(());
         }
         if n == 1 {
-            s.copy(0, d, 0, so, nbytes);
+            s.copy(0, d, 0, so, nbytes)?;
             return Ok(());
         }
         tracing::trace!(team = team.raw(), nreduce, ty = T::NAME, ?op, ?algo, "reduce_scatter");
@@ -206,9 +206,9 @@ impl Ctx {
         }
         if n == 1 {
             if exclusive {
-                s.put_mine(d, &vec![T::ZERO; nelems]);
+                s.put_mine(d, &vec![T::ZERO; nelems])?;
             } else {
-                s.copy(0, d, 0, so, nelems * sz);
+                s.copy(0, d, 0, so, nelems * sz)?;
             }
             return Ok(());
         }
@@ -221,40 +221,6 @@ fn supports<T: ReduceType>(call: &'static str, op: ReduceOp, pe: usize) -> Resul
         Ok(())
     } else {
         Err(Error::InvalidArgument { call, arg: "op", detail: format!("{} is not defined on {}", op.name(), T::NAME), pe })
-    }
-}
-
-/// Combines `count` elements at heap offset `src_of(r)` of every member `r` of `members`,
-/// in the order given, a piece (`PIECE_BYTES`) at a time; hands each combined piece to
-/// `sink(index of its first element, piece)`. With no members the pieces are zeros.
-pub(crate) fn combine_pieces<T: ReduceType>(
-    s: &Session<'_>,
-    members: &[usize],
-    src_of: impl Fn(usize) -> usize,
-    count: usize,
-    op: ReduceOp,
-    mut sink: impl FnMut(usize, &[T]),
-) {
-    let sz = std::mem::size_of::<T>();
-    let piece = (PIECE_BYTES / sz).max(1).min(count.max(1));
-    let mut acc = vec![T::ZERO; piece];
-    let mut tmp = vec![T::ZERO; piece];
-    let mut start = 0;
-    while start < count {
-        let len = piece.min(count - start);
-        let (a, b) = (&mut acc[..len], &mut tmp[..len]);
-        match members.split_first() {
-            None => a.fill(T::ZERO),
-            Some((&first, rest)) => {
-                s.get(first, src_of(first) + start * sz, a);
-                for &r in rest {
-                    s.get(r, src_of(r) + start * sz, b);
-                    T::combine(op, a, b);
-                }
-            }
-        }
-        sink(start, a);
-        start += len;
     }
 }
 

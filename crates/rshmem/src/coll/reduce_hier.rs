@@ -21,10 +21,10 @@
 //! of 2: `(x0+x1)+(x2+x3)` instead of `((x0+x1)+x2)+x3`). Every member gets the same
 //! bits, and reruns too.
 
-use super::hosts::HostGroups;
-use super::reduce::combine_pieces;
+use super::combine::combine_pieces;
 use super::session::Session;
 use crate::error::Result;
+use crate::runtime::hosts::HostGroups;
 use crate::types::{ReduceOp, ReduceType};
 
 pub(crate) fn run<T: ReduceType>(
@@ -39,11 +39,11 @@ pub(crate) fn run<T: ReduceType>(
     let sz = std::mem::size_of::<T>();
     let group = &hosts.groups[hosts.group_of[me]];
     let leader = group[0];
-    s.publish(1);
+    s.publish(1)?;
     if me != leader {
         s.wait_progress(leader, 3)?;
-        s.copy(me, dest, leader, dest, count * sz);
-        s.consumed(3);
+        s.copy(me, dest, leader, dest, count * sz)?;
+        s.consumed(3)?;
         return Ok(());
     }
     for &i in &group[1..] {
@@ -53,23 +53,33 @@ pub(crate) fn run<T: ReduceType>(
         // In place is safe: each piece of dest is written after every member's piece
         // (this PE's source included) was read.
         let s: &Session<'_> = s;
-        combine_pieces::<T>(s, group, |_| src, count, op, |at, piece| s.put_mine(dest + at * sz, piece));
+        combine_pieces::<T>(s, group, |_| src, count, op, |at, piece| s.put_mine(dest + at * sz, piece))?;
     }
-    s.publish(2);
+    s.publish(2)?;
     let leaders = hosts.leaders();
     if leaders.len() > 1 {
         for &l in leaders.iter().filter(|&&l| l != me) {
             s.wait_progress(l, 2)?;
         }
         let mut result = vec![T::ZERO; count];
-        combine_pieces::<T>(s, &leaders, |_| dest, count, op, |at, piece| result[at..at + piece.len()].copy_from_slice(piece));
-        s.consumed(2);
+        combine_pieces::<T>(
+            s,
+            &leaders,
+            |_| dest,
+            count,
+            op,
+            |at, piece| {
+                result[at..at + piece.len()].copy_from_slice(piece);
+                Ok(())
+            },
+        )?;
+        s.consumed(2)?;
         for &l in leaders.iter().filter(|&&l| l != me) {
             s.wait_consumed(l, 2)?;
         }
-        s.put_mine(dest, &result);
+        s.put_mine(dest, &result)?;
     }
-    s.publish(3);
+    s.publish(3)?;
     for &i in &group[1..] {
         s.wait_consumed(i, 3)?;
     }

@@ -8,7 +8,7 @@
 //! every member has read its source (CONSUMED) before returning (and, in place, before
 //! writing its result over its source).
 
-use super::reduce::combine_pieces;
+use super::combine::combine_pieces;
 use super::session::Session;
 use crate::error::Result;
 use crate::heap::layout::STAGE_SET;
@@ -22,17 +22,27 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     if nbytes <= STAGE_SET {
         let set = s.own_set();
         let stage = s.stage_set(set)?;
-        s.copy(me, stage, me, src, nbytes);
-        s.publish(1);
+        s.copy(me, stage, me, src, nbytes)?;
+        s.publish(1)?;
         for i in (0..n).filter(|&i| i != me) {
             s.wait_progress(i, 1)?;
         }
         let mut result = vec![T::ZERO; count];
-        combine_pieces::<T>(s, &members, |_| stage, count, op, |at, piece| result[at..at + piece.len()].copy_from_slice(piece));
-        s.put_mine(dest, &result);
+        combine_pieces::<T>(
+            s,
+            &members,
+            |_| stage,
+            count,
+            op,
+            |at, piece| {
+                result[at..at + piece.len()].copy_from_slice(piece);
+                Ok(())
+            },
+        )?;
+        s.put_mine(dest, &result)?;
         return Ok(());
     }
-    s.publish(1);
+    s.publish(1)?;
     for i in (0..n).filter(|&i| i != me) {
         s.wait_progress(i, 1)?;
     }
@@ -48,19 +58,20 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
             op,
             |at, piece| {
                 if in_place {
-                    result[at..at + piece.len()].copy_from_slice(piece)
+                    result[at..at + piece.len()].copy_from_slice(piece);
+                    Ok(())
                 } else {
                     s.put_mine(dest + at * sz, piece)
                 }
             },
-        );
+        )?;
     }
-    s.consumed(1);
+    s.consumed(1)?;
     for i in (0..n).filter(|&i| i != me) {
         s.wait_consumed(i, 1)?;
     }
     if in_place {
-        s.put_mine(dest, &result);
+        s.put_mine(dest, &result)?;
     }
     Ok(())
 }

@@ -62,7 +62,7 @@ fn ring_reduce_scatter<T: ReduceType>(
     // The w-th partial (counting only staged ones) lives in set w mod 2.
     let partial = |p: usize, t: usize| p * (steps - 1) + (t - 1);
     let slot = |w: usize| stage + (w % 2) * STAGE_SET;
-    s.publish(1);
+    s.publish(1)?;
     let mut acc = vec![T::ZERO; piece.min(longest.max(1))];
     let mut mine = acc.clone();
     for p in 0..npieces {
@@ -75,25 +75,25 @@ fn ring_reduce_scatter<T: ReduceType>(
             if t == 1 {
                 // The left neighbour's own contribution: its source.
                 s.wait_progress(left, 1)?;
-                s.get(left, src + (range.start + lo) * sz, a);
+                s.get(left, src + (range.start + lo) * sz, a)?;
             } else {
                 let w = partial(p, t - 1);
                 s.wait_progress(left, 2 + (u - 1) as u64)?;
-                s.get(left, slot(w), a);
-                s.consumed(w as u64 + 1);
+                s.get(left, slot(w), a)?;
+                s.consumed(w as u64 + 1)?;
             }
-            s.get(me, src + (range.start + lo) * sz, b);
+            s.get(me, src + (range.start + lo) * sz, b)?;
             T::combine(op, a, b);
             if t == steps {
-                s.put_mine(final_dest + lo * sz, a);
+                s.put_mine(final_dest + lo * sz, a)?;
             } else {
                 let w = partial(p, t);
                 if w >= 2 {
                     s.wait_consumed(right, (w - 2) as u64 + 1)?;
                 }
-                s.put_mine(slot(w), a);
+                s.put_mine(slot(w), a)?;
             }
-            s.publish(2 + u as u64);
+            s.publish(2 + u as u64)?;
         }
     }
     // The right neighbour reads this PE's source in its step-1 units, the last of which
@@ -116,8 +116,8 @@ pub(crate) fn allreduce<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: us
     for t in 1..n {
         let r = chunk((me + n - t) % n);
         s.wait_progress(left, end.done + t as u64 - 1)?;
-        s.copy(me, dest + r.start * sz, left, dest + r.start * sz, r.len() * sz);
-        s.publish(end.done + t as u64);
+        s.copy(me, dest + r.start * sz, left, dest + r.start * sz, r.len() * sz)?;
+        s.publish(end.done + t as u64)?;
     }
     s.wait_progress(right, end.done + n as u64 - 1)
 }

@@ -10,7 +10,7 @@
 //! since each member sends its chunk only after reading.
 
 use super::chunk_range;
-use super::reduce::combine_pieces;
+use super::combine::combine_pieces;
 use super::session::Session;
 use crate::error::Result;
 use crate::types::{ReduceOp, ReduceType};
@@ -18,7 +18,7 @@ use crate::types::{ReduceOp, ReduceType};
 pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
-    s.publish(1);
+    s.publish(1)?;
     for i in (0..n).filter(|&i| i != me) {
         s.wait_progress(i, 1)?;
     }
@@ -27,13 +27,13 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     let members: Vec<usize> = (0..n).collect();
     {
         let s: &Session<'_> = s;
-        combine_pieces::<T>(s, &members, |_| src + at, mine.len(), op, |i, piece| s.put_mine(dest + at + i * sz, piece));
+        combine_pieces::<T>(s, &members, |_| src + at, mine.len(), op, |i, piece| s.put_mine(dest + at + i * sz, piece))?;
     }
     for d in 1..n {
         let j = (me + d) % n;
-        s.copy(j, dest + at, me, dest + at, len);
-        s.fence(j);
-        s.arrive(j);
+        s.copy(j, dest + at, me, dest + at, len)?;
+        s.fence(j)?;
+        s.arrive(j)?;
     }
     s.wait_arrivals(n as u64 - 1)
 }

@@ -3,7 +3,7 @@
 //! after it, which read its source, have done so. In place, the result is kept aside
 //! until then. Two synchronization steps; member `i` reads `i` or `i + 1` sources.
 
-use super::reduce::combine_pieces;
+use super::combine::combine_pieces;
 use super::session::Session;
 use crate::error::Result;
 use crate::types::{ReduceOp, ReduceType};
@@ -11,7 +11,7 @@ use crate::types::{ReduceOp, ReduceType};
 pub(crate) fn run<T: ReduceType>(s: Session<'_>, dest: usize, src: usize, count: usize, exclusive: bool) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
-    s.publish(1);
+    s.publish(1)?;
     let upto = if exclusive { me } else { me + 1 };
     for i in (0..upto).filter(|&i| i != me) {
         s.wait_progress(i, 1)?;
@@ -27,18 +27,19 @@ pub(crate) fn run<T: ReduceType>(s: Session<'_>, dest: usize, src: usize, count:
         ReduceOp::Sum,
         |at, piece| {
             if aside {
-                result[at..at + piece.len()].copy_from_slice(piece)
+                result[at..at + piece.len()].copy_from_slice(piece);
+                Ok(())
             } else {
                 s.put_mine(dest + at * sz, piece)
             }
         },
-    );
-    s.consumed(1);
+    )?;
+    s.consumed(1)?;
     for i in me + 1..n {
         s.wait_consumed(i, 1)?;
     }
     if aside {
-        s.put_mine(dest, &result);
+        s.put_mine(dest, &result)?;
     }
     Ok(())
 }

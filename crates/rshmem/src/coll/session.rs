@@ -6,13 +6,14 @@
 //! on success or error), records that this PE finished the call (CONSUMED = DONE).
 //! See the module documentation of [`crate::coll`] for the protocol.
 
-use super::hosts::HostGroups;
-use crate::ctx::Runtime;
 use crate::error::{Error, Result};
 use crate::heap::layout::{
     CHECK_BYTES, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
 };
-use crate::team::TeamInfo;
+use crate::runtime::hosts::HostGroups;
+use crate::runtime::teams::TeamCollState;
+use crate::runtime::teams::TeamInfo;
+use crate::runtime::Runtime;
 use crate::transport::notify::{self, WaitOutcome};
 use crate::transport::AmoOp;
 use crate::types::{ReduceDtype, ReduceOp};
@@ -28,32 +29,6 @@ pub(crate) const DONE: u64 = (1 << STEP_BITS) - 1;
 pub(crate) fn tag(seq: u64, step: u64) -> u64 {
     debug_assert!(step <= DONE);
     (seq << STEP_BITS) | step
-}
-
-/// Per-team collective bookkeeping of this PE (kept in the team's [`TeamInfo`]).
-#[derive(Debug, Default)]
-pub(crate) struct TeamCollState {
-    /// Collectives started on the team.
-    seq: u64,
-    /// Pushes this PE has waited for so far (its ARRIVE counter only grows).
-    arrivals: u64,
-    /// Collective that last published each staging set (0: never).
-    stage_seq: [u64; 2],
-    /// Whether every member's heap is mapped (computed once).
-    mapped: Option<bool>,
-    /// The members grouped by host (computed once).
-    hosts: Option<Arc<HostGroups>>,
-}
-
-/// Per-team barrier bookkeeping of this PE.
-#[derive(Debug, Default)]
-pub(crate) struct BarrierState {
-    /// Radix chosen for the team (0: not yet).
-    pub(crate) radix: usize,
-    /// Cumulative increments expected on each round counter.
-    pub(crate) targets: Vec<u64>,
-    /// The members grouped by host, when the team uses the hierarchical barrier.
-    pub(crate) hier: Option<HostGroups>,
 }
 
 /// Collective kinds, as recorded in the argument check.
@@ -152,7 +127,7 @@ impl<'a> Session<'a> {
         }
         let m = (0..self.n()).all(|i| {
             let pe = self.pe(i);
-            self.rt.to(pe).direct_address(pe, 0).is_some()
+            self.rt.mapped(pe)
         });
         self.state.mapped = Some(m);
         m
@@ -163,19 +138,19 @@ impl<'a> Session<'a> {
         if let Some(h) = &self.state.hosts {
             return h.clone();
         }
-        let h = Arc::new(HostGroups::of_team(self.rt, self.t));
+        let h = Arc::new(self.t.host_groups(&self.rt.host_of));
         self.state.hosts = Some(h.clone());
         h
     }
 
     // ----- words -----
 
-    fn store_mine(&self, off: usize, v: u64) {
+    fn store_mine(&self, off: usize, v: u64) -> Result<()> {
         let me = self.rt.my_pe;
-        self.rt.to(me).store_word(me, self.slot + off, 8, v);
+        self.rt.to(me).store_word(me, self.slot + off, 8, v)
     }
 
-    fn load(&self, i: usize, off: usize) -> u64 {
+    fn load(&self, i: usize, off: usize) -> Result<u64> {
         let pe = self.pe(i);
         self.rt.to(pe).load_word(pe, self.slot + off, 8)
     }
@@ -186,28 +161,28 @@ impl<'a> Session<'a> {
         let pe = self.pe(i);
         let t = self.rt.to(pe);
         let word = self.slot + off;
-        let ready = || t.load_word(pe, word, 8) >= target;
-        if ready() {
+        let ready = || Ok(t.load_word(pe, word, 8)? >= target);
+        if ready()? {
             return Ok(());
         }
         let me = self.rt.my_pe;
-        let base = if t.direct_address(pe, 0).is_some() { self.rt.heap.base(pe) } else { self.rt.heap.base(me) };
+        let base = if t.caps().mapped { self.rt.heap.base(pe) } else { self.rt.heap.base(me) };
         let call = self.call;
         let describe = || format!("{call} on PE {me} (collective {} of its team): {}", self.seq, what());
-        match notify::wait_until(base, self.rt.wait_policy(None), ready, describe) {
+        match notify::wait_until(base, self.rt.wait_policy(None), ready, describe)? {
             WaitOutcome::Ready => Ok(()),
             WaitOutcome::TimedOut => Err(Error::Timeout { call, what: what(), secs: 0.0, pe: me }),
         }
     }
 
     /// Publishes step `step` of this collective (PROGRESS).
-    pub(crate) fn publish(&self, step: u64) {
-        self.store_mine(SLOT_PROGRESS, tag(self.seq, step));
+    pub(crate) fn publish(&self, step: u64) -> Result<()> {
+        self.store_mine(SLOT_PROGRESS, tag(self.seq, step))
     }
 
     /// Records that this PE has read its peers' data up to step `step` (CONSUMED).
-    pub(crate) fn consumed(&self, step: u64) {
-        self.store_mine(SLOT_CONSUMED, tag(self.seq, step));
+    pub(crate) fn consumed(&self, step: u64) -> Result<()> {
+        self.store_mine(SLOT_CONSUMED, tag(self.seq, step))
     }
 
     /// Waits until member `i` has published step `step`.
@@ -221,9 +196,9 @@ impl<'a> Session<'a> {
     }
 
     /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence).
-    pub(crate) fn arrive(&self, i: usize) {
+    pub(crate) fn arrive(&self, i: usize) -> Result<()> {
         let pe = self.pe(i);
-        self.rt.to(pe).amo(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1, 0);
+        self.rt.to(pe).amo(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1, 0).map(|_| ())
     }
 
     /// Waits for `k` more pushes into this PE.
@@ -234,9 +209,9 @@ impl<'a> Session<'a> {
     }
 
     /// Sets member `i`'s ring signal to step `step` (only its left neighbour does this).
-    pub(crate) fn signal_step(&self, i: usize, step: u64) {
+    pub(crate) fn signal_step(&self, i: usize, step: u64) -> Result<()> {
         let pe = self.pe(i);
-        self.rt.to(pe).store_word(pe, self.slot + SLOT_STEP_IN, 8, tag(self.seq, step));
+        self.rt.to(pe).store_word(pe, self.slot + SLOT_STEP_IN, 8, tag(self.seq, step))
     }
 
     /// Waits until the left neighbour has signalled step `step`.
@@ -248,12 +223,12 @@ impl<'a> Session<'a> {
     }
 
     /// Publishes a value readable by members once PROGRESS says so.
-    pub(crate) fn set_info(&self, v: u64) {
-        self.store_mine(SLOT_INFO, v);
+    pub(crate) fn set_info(&self, v: u64) -> Result<()> {
+        self.store_mine(SLOT_INFO, v)
     }
 
     /// Member `i`'s INFO value (read after waiting for its PROGRESS).
-    pub(crate) fn info(&self, i: usize) -> u64 {
+    pub(crate) fn info(&self, i: usize) -> Result<u64> {
         self.load(i, SLOT_INFO)
     }
 
@@ -298,45 +273,45 @@ impl<'a> Session<'a> {
 
     /// Copies `len` bytes from member `src`'s heap at `src_off` to member `dst`'s heap at
     /// `dst_off`, through the transport of the side that is not this PE.
-    pub(crate) fn copy(&self, dst: usize, dst_off: usize, src: usize, src_off: usize, len: usize) {
+    pub(crate) fn copy(&self, dst: usize, dst_off: usize, src: usize, src_off: usize, len: usize) -> Result<()> {
         if len == 0 || (dst == src && dst_off == src_off) {
-            return;
+            return Ok(());
         }
         let (dpe, spe) = (self.pe(dst), self.pe(src));
         let (to_dst, to_src) = (self.rt.to(dpe), self.rt.to(spe));
         if std::ptr::addr_eq(to_dst as *const dyn crate::transport::Transport, to_src as *const dyn crate::transport::Transport) {
             // One transport reaches both ends (the mapped transport copies directly).
-            to_dst.copy(dpe, dst_off, spe, src_off, len);
+            to_dst.copy(dpe, dst_off, spe, src_off, len)
         } else {
             // Different transports (this PE through shared memory, a peer through UCX):
             // read with the one that reaches the source, write with the other.
             let mut buf = vec![0u8; len];
-            to_src.get(spe, src_off, &mut buf);
-            to_dst.put(dpe, dst_off, &buf);
+            to_src.get(spe, src_off, &mut buf)?;
+            to_dst.put(dpe, dst_off, &buf)
         }
     }
 
     /// Reads `buf.len()` elements from member `i`'s heap at `off`.
-    pub(crate) fn get<T: bytemuck::Pod>(&self, i: usize, off: usize, buf: &mut [T]) {
+    pub(crate) fn get<T: bytemuck::Pod>(&self, i: usize, off: usize, buf: &mut [T]) -> Result<()> {
         if buf.is_empty() {
-            return;
+            return Ok(());
         }
         let pe = self.pe(i);
-        self.rt.to(pe).get(pe, off, bytemuck::cast_slice_mut(buf));
+        self.rt.to(pe).get(pe, off, bytemuck::cast_slice_mut(buf))
     }
 
     /// Writes `data` into this PE's heap at `off`.
-    pub(crate) fn put_mine<T: bytemuck::Pod>(&self, off: usize, data: &[T]) {
+    pub(crate) fn put_mine<T: bytemuck::Pod>(&self, off: usize, data: &[T]) -> Result<()> {
         if data.is_empty() {
-            return;
+            return Ok(());
         }
         let me = self.rt.my_pe;
-        self.rt.to(me).put(me, off, bytemuck::cast_slice(data));
+        self.rt.to(me).put(me, off, bytemuck::cast_slice(data))
     }
 
     /// Orders earlier writes to member `i` before later ones.
-    pub(crate) fn fence(&self, i: usize) {
-        self.rt.to(self.pe(i)).fence();
+    pub(crate) fn fence(&self, i: usize) -> Result<()> {
+        self.rt.to(self.pe(i)).fence()
     }
 
     // ----- argument check -----
@@ -348,7 +323,7 @@ impl<'a> Session<'a> {
     /// arguments failed (the caller then returns its own error); the others get an error
     /// naming that PE. Without the check, returns Ok.
     pub(crate) fn check(&self, kind: Kind, fields: &[Field], local_ok: bool) -> Result<()> {
-        if !self.rt.coll.check || self.n() == 1 {
+        if !self.rt.config.coll_check() || self.n() == 1 {
             return Ok(());
         }
         const WORDS: usize = CHECK_BYTES / 8;
@@ -361,13 +336,13 @@ impl<'a> Session<'a> {
             words[3 + k] = f.1;
         }
         let me = self.rt.my_pe;
-        self.rt.to(me).put(me, off + 8, bytemuck::cast_slice(&words[1..]));
-        self.store_mine(off - self.slot, self.seq);
+        self.rt.to(me).put(me, off + 8, bytemuck::cast_slice(&words[1..]))?;
+        self.store_mine(off - self.slot, self.seq)?;
         let mut all = Vec::with_capacity(self.n());
         for i in 0..self.n() {
             self.wait_word(i, off - self.slot, self.seq, || format!("PE {} to enter the collective (argument check)", self.pe(i)))?;
             let mut w = [0u64; WORDS];
-            self.get(i, off, &mut w);
+            self.get(i, off, &mut w)?;
             all.push(w);
         }
         let mismatch = |arg, i: usize, value: String, reference: String| Error::CollectiveMismatch {
@@ -417,6 +392,7 @@ impl<'a> Session<'a> {
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
-        self.store_mine(SLOT_CONSUMED, tag(self.seq, DONE));
+        // A failing transport has already failed the call; nothing more to report here.
+        let _ = self.store_mine(SLOT_CONSUMED, tag(self.seq, DONE));
     }
 }

@@ -7,6 +7,8 @@ use cudarc::driver::sys;
 use rustix::fd::{FromRawFd, OwnedFd};
 use std::ffi::{c_void, CString};
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// A device address.
 pub type DevPtr = u64;
@@ -15,7 +17,7 @@ fn check(r: sys::CUresult, call: &'static str, pe: usize) -> Result<()> {
     if r == sys::CUresult::CUDA_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Gpu { call, detail: format!("{r:?}"), pe })
+        Err(Error::Cuda { call, source: cudarc::driver::DriverError(r), pe })
     }
 }
 
@@ -25,23 +27,12 @@ pub fn driver_present() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
-/// Asks the driver, before its first `cuInit`, to load every kernel of a module when the
-/// module is loaded (`CUDA_MODULE_LOADING=EAGER`) unless the user chose otherwise. With
-/// lazy loading, the first launch of a kernel may wait for the kernels already running in
-/// the context: a proxy thread launching the atomic kernel for a peer while this PE's own
-/// kernel spins on that peer would deadlock.
-fn prefer_eager_loading() {
-    if std::env::var_os("CUDA_MODULE_LOADING").is_none() {
-        std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
-    }
-}
-
 /// Number of CUDA devices (0 when the driver is missing or fails to initialize).
 pub fn device_count() -> usize {
     if !driver_present() {
         return 0;
     }
-    prefer_eager_loading();
+    crate::config::prefer_eager_module_loading();
     // SAFETY: cuInit and cuDeviceGetCount take plain values / an out pointer to a local.
     unsafe {
         if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
@@ -68,6 +59,11 @@ pub struct Cuda {
     /// lands or wait for the whole context; copies on this stream, then a sync of it,
     /// are complete on return and independent of the user's streams.
     copy: sys::CUstream,
+    /// The streams this PE created (raw handles), which [`Cuda::synchronize`] waits for;
+    /// a [`Stream`] leaves the list when it is destroyed.
+    streams: Arc<Mutex<Vec<usize>>>,
+    /// PEs of this process on this device, this one included (see [`Cuda::synchronize`]).
+    sharers: AtomicUsize,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread once made current there,
@@ -81,7 +77,7 @@ impl Cuda {
     pub fn open(ordinal: usize, pe: usize) -> Result<Cuda> {
         let mut device = 0;
         let mut ctx = std::ptr::null_mut();
-        prefer_eager_loading();
+        crate::config::prefer_eager_module_loading();
         // SAFETY: out pointers to locals; the ordinal is checked by the driver.
         unsafe {
             check(sys::cuInit(0), "cuInit", pe)?;
@@ -94,7 +90,7 @@ impl Cuda {
             check(sys::cuCtxSetCurrent(ctx), "cuCtxSetCurrent", pe)?;
             check(sys::cuStreamCreate(&mut copy, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32), "cuStreamCreate", pe)?;
         }
-        Ok(Cuda { ordinal, device, ctx, pe, copy })
+        Ok(Cuda { ordinal, device, ctx, pe, copy, streams: Arc::default(), sharers: AtomicUsize::new(1) })
     }
 
     /// Makes the context current on the calling thread.
@@ -314,7 +310,7 @@ impl Cuda {
 
     /// Address and size of a module's global variable.
     pub fn global(&self, m: &RawModule, name: &str) -> Result<Option<(DevPtr, usize)>> {
-        let c = CString::new(name).expect("no NUL in global names");
+        let Ok(c) = CString::new(name) else { return Ok(None) };
         let (mut p, mut n) = (0, 0);
         // SAFETY: module is loaded; name is NUL-terminated; out pointers to locals.
         let r = unsafe { sys::cuModuleGetGlobal_v2(&mut p, &mut n, m.raw, c.as_ptr()) };
@@ -374,18 +370,44 @@ impl Cuda {
         check(r, if cooperative { "cuLaunchCooperativeKernel" } else { "cuLaunchKernel" }, self.pe)
     }
 
-    /// Creates a non-blocking stream.
+    /// Creates a non-blocking stream of this PE (one [`Cuda::synchronize`] waits for).
     pub fn stream(&self) -> Result<Stream> {
         let mut s = std::ptr::null_mut();
         // SAFETY: out pointer to a local.
         check(unsafe { sys::cuStreamCreate(&mut s, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32) }, "cuStreamCreate", self.pe)?;
-        Ok(Stream { raw: s, pe: self.pe })
+        self.streams.lock().unwrap_or_else(PoisonError::into_inner).push(s as usize);
+        Ok(Stream { raw: s, pe: self.pe, registry: Some(Arc::downgrade(&self.streams)) })
     }
 
-    /// Waits for all work on the context.
+    /// Records how many PEs of this process use this device, this one included.
+    pub fn set_sharers(&self, n: usize) {
+        self.sharers.store(n.max(1), Ordering::Relaxed);
+    }
+
+    /// PEs of this process on this device, this one included.
+    pub fn sharers(&self) -> usize {
+        self.sharers.load(Ordering::Relaxed)
+    }
+
+    /// Waits for this PE's GPU work. A PE alone on the device in its process waits for
+    /// the whole context (other libraries' streams too, such as PyTorch's). PEs that are
+    /// threads of one process share the device's primary context, and a context-wide
+    /// wait of one of them would also wait for the others' kernels, which may be waiting
+    /// for this PE: such a PE waits for the streams it created and its copy stream.
     pub fn synchronize(&self) -> Result<()> {
-        // SAFETY: no arguments; the context is current.
-        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize", self.pe)
+        if self.sharers() <= 1 {
+            // SAFETY: no arguments; the context is current.
+            return check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize", self.pe);
+        }
+        self.sync_copy()?;
+        // The lock is held across the waits: a stream leaves the list (under it) before it
+        // is destroyed, so every handle here is live.
+        let streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+        for &raw in streams.iter() {
+            // SAFETY: a live stream of this context (see above).
+            check(unsafe { sys::cuStreamSynchronize(raw as sys::CUstream) }, "cuStreamSynchronize", self.pe)?;
+        }
+        Ok(())
     }
 
     /// Page-locked host memory of `size` bytes, zeroed and mapped into the device's
@@ -474,6 +496,8 @@ unsafe impl Sync for RawModule {}
 pub struct Stream {
     raw: sys::CUstream,
     pe: usize,
+    /// The owning PE's list of streams (`None` for a borrowed stream).
+    registry: Option<Weak<Mutex<Vec<usize>>>>,
 }
 // SAFETY: stream handles are usable from any thread with the context current.
 unsafe impl Send for Stream {}
@@ -547,6 +571,12 @@ impl Stream {
     }
 
     /// Ends a capture and instantiates the graph.
+    ///
+    /// Like a module load, instantiating may wait for the kernels running on the
+    /// context. PEs that are threads of one process share it: with them, every PE should
+    /// instantiate its graph before any PE replays one that waits for peers (a host
+    /// `barrier_all` between the two), or a replay may wait for a PE that cannot finish
+    /// instantiating.
     pub fn end_capture(&self) -> Result<Graph> {
         let mut g = std::ptr::null_mut();
         let mut exec = std::ptr::null_mut();
@@ -559,8 +589,36 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// Wraps a stream this library does not own (another library's, such as PyTorch's
+    /// current stream) so that the stream-ordered calls can enqueue on it. The result
+    /// derefs to a `Stream` and never destroys the handle.
+    ///
+    /// # Safety
+    /// `raw` must be a live stream of the primary context of this PE's device, and stay
+    /// live for as long as the returned value is used.
+    pub unsafe fn borrow_raw(raw: sys::CUstream, pe: usize) -> BorrowedStream {
+        BorrowedStream(std::mem::ManuallyDrop::new(Stream { raw, pe, registry: None }))
+    }
+}
+
+/// A stream owned elsewhere (see [`Stream::borrow_raw`]): usable wherever a `&Stream` is
+/// taken; dropping it leaves the stream alone.
+#[derive(Debug)]
+pub struct BorrowedStream(std::mem::ManuallyDrop<Stream>);
+
+impl std::ops::Deref for BorrowedStream {
+    type Target = Stream;
+    fn deref(&self) -> &Stream {
+        &self.0
+    }
+}
+
 impl Drop for Stream {
     fn drop(&mut self) {
+        if let Some(list) = self.registry.as_ref().and_then(Weak::upgrade) {
+            list.lock().unwrap_or_else(PoisonError::into_inner).retain(|&raw| raw != self.raw as usize);
+        }
         // SAFETY: the stream was created by us and is dropped once.
         let _ = unsafe { sys::cuStreamDestroy_v2(self.raw) };
     }

@@ -6,6 +6,7 @@
 use super::cuda::{Cuda, DevPtr};
 use crate::bootstrap::Bootstrap;
 use crate::error::Result;
+use crate::heap::{align_up, DeviceMemory};
 use cudarc::driver::sys::CUmemGenericAllocationHandle;
 use std::sync::{Arc, Mutex};
 
@@ -28,7 +29,7 @@ impl DeviceHeap {
     /// heaps of the PEs marked in `peers` are mapped as they grow.
     pub fn new(cuda: Arc<Cuda>, n_pes: usize, my_pe: usize, max_user: usize, peers: Vec<bool>) -> Result<DeviceHeap> {
         let granularity = cuda.granularity()?;
-        let stride = crate::heap::align_up(max_user, granularity);
+        let stride = align_up(max_user, granularity);
         let va = cuda.reserve(stride * n_pes, granularity)?;
         Ok(DeviceHeap { cuda, va, stride, n_pes, my_pe, granularity, mapped: Mutex::new(Vec::new()), peers })
     }
@@ -50,13 +51,13 @@ impl DeviceHeap {
 
     /// Collectively maps `len` more bytes at heap offset `offset` on every PE.
     pub fn add(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()> {
-        let len = crate::heap::align_up(len, self.granularity);
+        let len = align_up(len, self.granularity);
         self.cuda.bind()?;
         let (handle, fd) = self.cuda.create_exportable(len)?;
         let mine = self.base(self.my_pe) + offset as DevPtr;
         self.cuda.map(mine, len, handle)?;
         self.cuda.zero(mine, len)?;
-        let mut mapped = self.mapped.lock().expect("device heap lock");
+        let mut mapped = self.mapped.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         mapped.push((mine, len, handle));
         let fds = boot.allgather_fd_from(rustix::fd::AsFd::as_fd(&fd), &self.peers)?;
         for (pe, peer_fd) in fds.iter().enumerate() {
@@ -71,11 +72,21 @@ impl DeviceHeap {
     }
 }
 
+impl DeviceMemory for DeviceHeap {
+    fn commit(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()> {
+        self.add(boot, offset, len)
+    }
+
+    fn user_base(&self, pe: usize) -> usize {
+        self.base(pe) as usize
+    }
+}
+
 impl Drop for DeviceHeap {
     fn drop(&mut self) {
         let _ = self.cuda.bind();
         let _ = self.cuda.synchronize();
-        for (va, len, h) in self.mapped.lock().expect("device heap lock").drain(..) {
+        for (va, len, h) in self.mapped.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain(..) {
             self.cuda.unmap(va, len, h);
         }
         self.cuda.unreserve(self.va, self.stride * self.n_pes);

@@ -1,5 +1,10 @@
-//! GPU PEs: the symmetric heap in GPU memory, kernels compiled at run time with the
-//! device API, and the stream-ordered host API.
+//! The GPU driver layer of GPU PEs: the CUDA driver ([`cuda`]), run-time compilation
+//! ([`nvrtc`]), the user heap in device memory ([`memory`]), the device state every module
+//! receives ([`state`]) and [`Gpu`], which compiles, loads and launches kernels.
+//!
+//! It sits between the heap (whose device memory it provides) and the transports (the
+//! device transport and the proxy use it); the GPU APIs built on it live above the ops:
+//! the stream-ordered operations in `ops::on_stream`, the GPU collectives in `coll::gpu`.
 //!
 //! Detection goes through cudarc with dynamic loading: nothing CUDA is needed to build,
 //! and a machine without a driver or a GPU runs CPU PEs (with a log line). PE `i` uses
@@ -10,15 +15,12 @@
 //! (`rshmem_state`: PE numbers, heap and peer bases, teams) into each module. The state is
 //! rewritten into every live module when the heap grows.
 
-pub mod coll;
 pub mod cuda;
 pub mod memory;
 pub mod nvrtc;
-pub mod proxy;
 pub mod state;
-pub mod stream;
-pub mod transport;
 
+use crate::config::{Device, GpuProto};
 use crate::error::{Error, Result};
 use cuda::{Cuda, DevPtr, RawModule, Stream};
 use memory::DeviceHeap;
@@ -33,26 +35,16 @@ const COLL_BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_coll_builtin
 /// Threads per block of the on-stream collective kernels.
 pub const COLL_THREADS: usize = 512;
 
-/// Which kind of PE to run as (`RSHMEM_DEVICE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeviceChoice {
-    /// GPU PEs when a CUDA driver and a GPU are present, else CPU PEs.
-    Auto,
-    /// CPU PEs.
-    Cpu,
-    /// GPU PEs, or an error.
-    Gpu,
-}
-
-/// Opens this PE's GPU if the configuration asks for one and the machine has one.
-pub fn open_for_pe(choice: DeviceChoice, pe: usize) -> Result<Option<Arc<Cuda>>> {
-    if choice == DeviceChoice::Cpu {
+/// Opens this PE's GPU if the configuration (`RSHMEM_DEVICE`) asks for one and the
+/// machine has one.
+pub fn open_for_pe(choice: Device, pe: usize) -> Result<Option<Arc<Cuda>>> {
+    if choice == Device::Cpu {
         return Ok(None);
     }
     let count = cuda::device_count();
     if count == 0 {
         let why = if cuda::driver_present() { "the CUDA driver reports no GPU" } else { "no CUDA driver (libcuda) was found" };
-        if choice == DeviceChoice::Gpu {
+        if choice == Device::Gpu {
             return Err(Error::Gpu { call: "init", detail: format!("RSHMEM_DEVICE=gpu but {why}"), pe });
         }
         if pe == 0 {
@@ -180,6 +172,8 @@ pub struct Gpu {
     pub(crate) coll_host_seq: Mutex<Vec<u64>>,
     /// Protocol forced for on-stream collectives (`GpuProto::code`; 0: the decision tree).
     pub(crate) coll_proto: std::sync::atomic::AtomicI32,
+    /// Where compiled kernels are cached.
+    cache: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -205,15 +199,21 @@ pub struct GpuSetup {
     pub debug: bool,
     /// Device waits trap after this long (0: never).
     pub wait_timeout_ns: u64,
+    /// The GPU collectives' forced protocol (`RSHMEM_GPU_COLL_PROTO`).
+    pub coll_proto: GpuProto,
+    /// Synchronization sets per team (`RSHMEM_GPU_COLL_SETS`).
+    pub coll_sets: usize,
+    /// PEs of this process on this GPU, this one included (thread PEs share it).
+    pub sharers: usize,
 }
 
 impl Gpu {
     /// Builds the GPU runtime over a mapped device heap.
-    pub fn new(cuda: Arc<Cuda>, heap: Arc<DeviceHeap>, s: GpuSetup) -> Result<Arc<Gpu>> {
+    pub fn new(cuda: Arc<Cuda>, heap: Arc<DeviceHeap>, s: GpuSetup, cache: std::path::PathBuf) -> Result<Arc<Gpu>> {
         cuda.bind()?;
+        cuda.set_sharers(s.sharers);
         let (maj, min) = cuda.compute_capability()?;
-        let (proto, sets) = crate::env::gpu_coll_settings()?;
-        let layout = DeviceSysLayout::new(s.max_teams, s.n_pes, sets);
+        let layout = DeviceSysLayout::new(s.max_teams, s.n_pes, s.coll_sets);
         let state = DeviceState {
             my_pe: s.my_pe as i32,
             n_pes: s.n_pes as i32,
@@ -234,12 +234,12 @@ impl Gpu {
             coll_arrive: s.sys_base + layout.coll_arrive as u64,
             coll_gridbar: s.sys_base + layout.coll_gridbar as u64,
             coll_data: s.sys_base + layout.coll_data as u64,
-            coll_slot_bytes: crate::coll::gpu_select::GPU_COLL_SLOT_BYTES as u64,
-            coll_ll_max: crate::coll::gpu_select::LL_MAX as u64,
-            coll_ll128_max: crate::coll::gpu_select::LL128_MAX as u64,
+            coll_slot_bytes: state::GPU_COLL_SLOT_BYTES as u64,
+            coll_ll_max: state::LL_MAX as u64,
+            coll_ll128_max: state::LL128_MAX as u64,
             coll_teams: layout.coll_teams as i32,
             coll_sets: layout.coll_sets as i32,
-            coll_proto: proto.code(),
+            coll_proto: s.coll_proto.code(),
             coll_pad: 0,
             ..DeviceState::default()
         };
@@ -263,6 +263,7 @@ impl Gpu {
             me: me.clone(),
             coll_host_seq: Mutex::new(vec![0; layout.coll_teams]),
             coll_proto: std::sync::atomic::AtomicI32::new(0),
+            cache,
         }))
     }
 
@@ -281,6 +282,22 @@ impl Gpu {
         self.cuda.sm_count()
     }
 
+    /// PEs of this process that run on this GPU, this one included: thread PEs share the
+    /// GPU's context and run their kernels at the same time.
+    pub fn sharers(&self) -> usize {
+        self.cuda.sharers()
+    }
+
+    /// The most blocks a grid-scope (cooperative) launch of this PE should have: the
+    /// multiprocessors divided among the PEs of this process on this GPU. Their grids run
+    /// at the same time, and a grid barrier needs every block of its grid resident: with
+    /// one block per multiprocessor and PE, all of them fit together. The on-stream
+    /// collectives keep to it; kernels of the program that call grid-scope functions
+    /// should too.
+    pub fn grid_blocks(&self) -> Result<usize> {
+        Ok((self.sm_count()? / self.sharers()).max(1))
+    }
+
     /// The device's name.
     pub fn device_name(&self) -> String {
         self.cuda.name().unwrap_or_default()
@@ -297,8 +314,9 @@ impl Gpu {
         self.cuda.stream()
     }
 
-    /// Waits for all of this PE's GPU work; a device-side error (a failed check, a
-    /// timed-out wait) surfaces here.
+    /// Waits for all of this PE's GPU work (see [`Cuda::synchronize`]: with thread PEs
+    /// on the device, the streams of this PE only); a device-side error (a failed check,
+    /// a timed-out wait) surfaces here.
     pub fn synchronize(&self) -> Result<()> {
         self.cuda.bind()?;
         self.cuda.synchronize()
@@ -323,6 +341,12 @@ impl Gpu {
 
     /// Compiles CUDA C++ `source` (which may `#include "rshmem_device.cuh"`) with NVRTC,
     /// loads it and writes the device state into it. `options` go to NVRTC.
+    ///
+    /// A module load waits for the kernels running on the device's context. PEs that
+    /// are threads of one process share that context, so with them ([`Gpu::sharers`] > 1)
+    /// every PE should load its modules before any PE launches a kernel that waits for
+    /// peers (load, then `barrier_all`), as the test programs do: otherwise a kernel
+    /// waiting for a PE that is still loading waits until the device wait timeout.
     pub fn compile(&self, name: &str, source: &str, options: &[String]) -> Result<Module> {
         let inner = self.load(name, source, options)?;
         Ok(Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: name.to_string() })
@@ -330,7 +354,7 @@ impl Gpu {
 
     fn load(&self, name: &str, source: &str, options: &[String]) -> Result<Arc<ModuleInner>> {
         self.cuda.bind()?;
-        let bin = nvrtc::compile(source, name, &self.arch, options, self.cuda.pe())?;
+        let bin = nvrtc::compile(source, name, &self.arch, options, &self.cache, self.cuda.pe())?;
         let raw = self.cuda.load_module(&bin)?;
         let state_addr = match self.cuda.global(&raw, "rshmem_state")? {
             None => None,
@@ -350,10 +374,10 @@ impl Gpu {
         };
         let inner = Arc::new(ModuleInner { raw, state_addr });
         if let Some(addr) = state_addr {
-            let st = *self.state.lock().expect("state");
+            let st = *self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
         }
-        let mut mods = self.modules.lock().expect("modules");
+        let mut mods = self.modules.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         mods.retain(|w| w.strong_count() > 0);
         mods.push(Arc::downgrade(&inner));
         Ok(inner)
@@ -361,8 +385,8 @@ impl Gpu {
 
     fn write_state_everywhere(&self) -> Result<()> {
         self.cuda.bind()?;
-        let st = *self.state.lock().expect("state");
-        for m in self.modules.lock().expect("modules").iter().filter_map(|w| w.upgrade()) {
+        let st = *self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for m in self.modules.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().filter_map(|w| w.upgrade()) {
             if let Some(addr) = m.state_addr {
                 self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
             }
@@ -372,13 +396,13 @@ impl Gpu {
 
     /// Changes the device state (of every loaded module and every later one).
     pub(crate) fn update_state(&self, f: impl FnOnce(&mut DeviceState)) -> Result<()> {
-        f(&mut self.state.lock().expect("state"));
+        f(&mut self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
         self.write_state_everywhere()
     }
 
     /// Tells every loaded module the heap's new mapped size (after growth).
     pub(crate) fn set_heap_size(&self, bytes: usize) -> Result<()> {
-        self.state.lock().expect("state").heap_size = bytes as u64;
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).heap_size = bytes as u64;
         self.write_state_everywhere()
     }
 
@@ -386,7 +410,7 @@ impl Gpu {
     /// zeroes the slot's barrier epoch and counters so the next team starts fresh.
     pub(crate) fn set_team(&self, slot: usize, team: Option<(usize, usize, usize)>) -> Result<()> {
         self.cuda.bind()?;
-        let st = *self.state.lock().expect("state");
+        let st = *self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let entry = match team {
             Some((start, stride, size)) => DeviceTeam { start: start as i32, stride: stride as i32, size: size as i32, valid: 1 },
             None => DeviceTeam::default(),
@@ -398,7 +422,7 @@ impl Gpu {
             for (off, len) in self.layout.coll_ranges(slot) {
                 self.cuda.zero(st.sys_base + off as u64, len)?;
             }
-            if let Some(seq) = self.coll_host_seq.lock().expect("coll seq").get_mut(slot) {
+            if let Some(seq) = self.coll_host_seq.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_mut(slot) {
                 *seq = 0;
             }
         }
@@ -407,8 +431,16 @@ impl Gpu {
 
     /// Loads the runtime's own kernels now, before any user kernel runs: the host-side
     /// atomics that peers' proxies ask for must never wait for a module load.
+    ///
+    /// With thread PEs on the device the on-stream collectives' kernels load now too: a
+    /// module load waits for the kernels running on the context, which the other PEs of
+    /// the process share, and one of those may be a collective waiting for this PE.
     pub(crate) fn preload(&self) -> Result<()> {
-        self.builtins().map(|_| ())
+        self.builtins()?;
+        if self.sharers() > 1 {
+            self.coll_builtins()?;
+        }
+        Ok(())
     }
 
     /// The runtime's own kernels, compiled on first use.
@@ -417,6 +449,14 @@ impl Gpu {
             .get_or_init(|| self.load("rshmem_builtin", BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
             .clone()
             .map_err(|detail| Error::Gpu { call: "rshmem builtin kernels", detail, pe: self.cuda.pe() })
+    }
+
+    /// The runtime's on-stream collective kernels, compiled on first use.
+    fn coll_builtins(&self) -> Result<Arc<ModuleInner>> {
+        self.coll_builtins
+            .get_or_init(|| self.load("rshmem_coll_builtin", COLL_BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|detail| Error::Gpu { call: "rshmem collective kernels", detail, pe: self.cuda.pe() })
     }
 
     /// Launches an on-stream collective kernel of the runtime as a grid (cooperative when
@@ -430,11 +470,7 @@ impl Gpu {
         cooperative: bool,
         args: &[KernelArg],
     ) -> Result<()> {
-        let inner = self
-            .coll_builtins
-            .get_or_init(|| self.load("rshmem_coll_builtin", COLL_BUILTIN_SOURCE, &[]).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|detail| Error::Gpu { call: "rshmem collective kernels", detail, pe: self.cuda.pe() })?;
+        let inner = self.coll_builtins()?;
         let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_coll_builtin".into() };
         let cfg = LaunchConfig { grid: (blocks.max(1) as u32, 1, 1), block: (COLL_THREADS as u32, 1, 1), shared_mem: 0, cooperative };
         // SAFETY: callers in gpu/coll.rs pass the argument kinds of the kernels in
@@ -452,8 +488,8 @@ impl Gpu {
 
     /// A host-initiated atomic on device memory: a one-thread kernel, then a copy back.
     pub(crate) fn host_amo(&self, addr: DevPtr, width: usize, op: i32, operand: u64, compare: u64) -> Result<u64> {
-        let _g = self.amo_lock.lock().expect("amo lock");
-        let out = self.state.lock().expect("state").sys_base + self.layout.scratch as u64;
+        let _g = self.amo_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let out = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).sys_base + self.layout.scratch as u64;
         self.launch_builtin(
             "rshmemi_host_amo",
             Some(&self.amo_stream),
@@ -470,5 +506,15 @@ impl Gpu {
         let mut b = [0u8; 8];
         self.cuda.dtoh(&mut b, out)?;
         Ok(u64::from_le_bytes(b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn collective_kernels_are_bounded_to_the_threads_they_launch_with() {
+        let define = format!("#define RSHMEMI_COLL_THREADS {}\n", super::COLL_THREADS);
+        assert!(super::COLL_BUILTIN_SOURCE.contains(&define), "rshmem_coll_builtin.cu must say: {define}");
+        assert_eq!(super::COLL_BUILTIN_SOURCE.matches("__launch_bounds__(RSHMEMI_COLL_THREADS)").count(), 2);
     }
 }

@@ -5,7 +5,6 @@ use crate::error::{Error, Result};
 use cudarc::nvrtc::sys;
 use std::ffi::{c_char, CString};
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
 
 /// The device API header, as shipped in the crate.
 pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_device.cuh");
@@ -13,40 +12,27 @@ pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_device.cuh");
 /// Every header kernels may include, by include name (supplied to NVRTC in memory).
 pub const DEVICE_HEADERS: &[(&str, &str)] = &[
     ("rshmem_device.cuh", DEVICE_HEADER),
+    ("rshmem_device_types.cuh", include_str!("../../device/rshmem_device_types.cuh")),
     ("rshmem_device_proxy.cuh", include_str!("../../device/rshmem_device_proxy.cuh")),
     ("rshmem_device_coll.cuh", include_str!("../../device/rshmem_device_coll.cuh")),
     ("rshmem_moe.cuh", include_str!("../../device/rshmem_moe.cuh")),
 ];
 
-/// Where compiled kernels are kept: `$RSHMEM_CACHE_DIR`, else `$XDG_CACHE_HOME/rshmem`,
-/// else `~/.cache/rshmem`, else a folder in the temp dir.
-pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("RSHMEM_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("rshmem");
-    }
-    if let Some(h) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(h).join(".cache").join("rshmem");
-    }
-    std::env::temp_dir().join("rshmem-cache")
-}
-
 fn nvrtc_check(r: sys::nvrtcResult, call: &'static str, pe: usize) -> Result<()> {
     if r == sys::nvrtcResult::NVRTC_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Gpu { call, detail: format!("{r:?}"), pe })
+        Err(Error::Nvrtc { call, source: cudarc::nvrtc::result::NvrtcError(r), pe })
     }
 }
 
 /// Compiles `src` for `arch` (e.g. `sm_90`) with the device header available as
-/// `#include "rshmem_device.cuh"`, returning a cubin. Uses the on-disk cache.
-pub fn compile(src: &str, name: &str, arch: &str, options: &[String], pe: usize) -> Result<Vec<u8>> {
+/// `#include "rshmem_device.cuh"`, returning a cubin. Uses the on-disk cache under
+/// `cache` (see `Config::kernel_cache`).
+pub fn compile(src: &str, name: &str, arch: &str, options: &[String], cache: &std::path::Path, pe: usize) -> Result<Vec<u8>> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (src, DEVICE_HEADERS, arch, options, env!("CARGO_PKG_VERSION")).hash(&mut h);
-    let path = cache_dir().join("kernels").join(arch).join(format!("{name}-{:016x}.cubin", h.finish()));
+    let path = cache.join("kernels").join(arch).join(format!("{name}-{:016x}.cubin", h.finish()));
     if let Ok(bin) = std::fs::read(&path) {
         tracing::debug!(path = %path.display(), "kernel cache hit");
         return Ok(bin);
@@ -77,14 +63,23 @@ pub fn nvrtc_present() -> bool {
 
 fn compile_uncached(src: &str, name: &str, arch: &str, options: &[String], pe: usize) -> Result<Vec<u8>> {
     let c_src = CString::new(src).map_err(|_| Error::Gpu { call: "nvrtc", detail: "NUL in kernel source".into(), pe })?;
-    let c_name = CString::new(format!("{name}.cu")).expect("name");
-    let hdrs: Vec<CString> = DEVICE_HEADERS.iter().map(|(_, text)| CString::new(*text).expect("header has no NUL")).collect();
-    let hdr_names: Vec<CString> = DEVICE_HEADERS.iter().map(|(name, _)| CString::new(*name).expect("name has no NUL")).collect();
+    let c_string = |what: &str, text: &str| {
+        CString::new(text).map_err(|_| Error::InvalidArgument {
+            call: "Gpu::compile",
+            arg: "source",
+            detail: format!("the {what} holds a NUL byte"),
+            pe,
+        })
+    };
+    let c_name = c_string("kernel name", &format!("{name}.cu"))?;
+    let hdrs: Vec<CString> = DEVICE_HEADERS.iter().map(|(_, text)| c_string("device header", text)).collect::<Result<_>>()?;
+    let hdr_names: Vec<CString> = DEVICE_HEADERS.iter().map(|(name, _)| c_string("device header name", name)).collect::<Result<_>>()?;
     let headers: Vec<*const c_char> = hdrs.iter().map(|h| h.as_ptr()).collect();
     let include_names: Vec<*const c_char> = hdr_names.iter().map(|h| h.as_ptr()).collect();
-    let mut opts: Vec<CString> =
-        vec![CString::new(format!("--gpu-architecture={arch}")).expect("arch"), CString::new("-std=c++17").expect("literal")];
-    opts.extend(options.iter().map(|o| CString::new(o.as_str()).expect("option has no NUL")));
+    let mut opts: Vec<CString> = vec![c_string("architecture", &format!("--gpu-architecture={arch}"))?, c_string("option", "-std=c++17")?];
+    for o in options {
+        opts.push(c_string("option", o)?);
+    }
     let opt_ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
     let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: all strings are NUL-terminated and outlive the program; arrays have the

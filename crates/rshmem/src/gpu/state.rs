@@ -1,10 +1,58 @@
 //! The device-state struct every loaded module receives (`rshmem_state` in
 //! `rshmem_device.cuh`), and the device runtime area's layout.
 
-/// Must match `rshmem_device_team` in the header.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct DeviceTeam {
+/// Team slots (the lowest ones: world, shared, the first split teams) that get
+/// synchronization sets and scratch for the GPU collectives' LL protocols.
+pub const GPU_COLL_TEAMS: usize = 4;
+/// Bytes of scratch per (set, source PE): the most an LL / LL128 call carries per pair.
+pub const GPU_COLL_SLOT_BYTES: usize = 64 << 10;
+/// Auto: LL up to this many bytes per pair of PEs.
+pub const LL_MAX: usize = 4 << 10;
+/// Auto: LL128 up to this many bytes per pair of PEs (what a slot carries).
+pub const LL128_MAX: usize = GPU_COLL_SLOT_BYTES / 128 * 120;
+/// Payload an LL slot carries.
+pub const LL_CAPACITY: usize = GPU_COLL_SLOT_BYTES / 2;
+
+/// Defines a `#[repr(C)]` struct and, from the same field list, its C declaration for
+/// the generated device header (`gpu::header`): one source for both sides.
+macro_rules! c_struct {
+    ($(#[$m:meta])* pub struct $name:ident as $c:literal { $( $(#[doc = $doc:literal])* pub $f:ident : $t:ty, )* }) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+        pub struct $name { $( $(#[doc = $doc])* pub $f: $t, )* }
+
+        impl $name {
+            /// The C declaration of this struct.
+            pub fn c_declaration() -> String {
+                let mut out = format!("struct {} {{\n", $c);
+                $( out += &format!("    {} {};{}\n", <$t as CField>::C, stringify!($f), c_comment(&[$($doc),*])); )*
+                out + "};\n"
+            }
+        }
+    };
+}
+
+/// The C spelling of a field type of the device structs.
+trait CField {
+    const C: &'static str;
+}
+impl CField for i32 {
+    const C: &'static str = "int";
+}
+impl CField for u64 {
+    const C: &'static str = "rshmem_u64";
+}
+
+/// A field's doc lines as one trailing C comment.
+fn c_comment(doc: &[&str]) -> String {
+    let text: Vec<&str> = doc.iter().map(|l| l.trim()).collect();
+    format!(" // {}", text.join(" "))
+}
+
+c_struct! {
+    /// One team as device code sees it (`rshmem_device_team` of the generated header).
+    pub struct DeviceTeam as "rshmem_device_team" {
     /// First member (world PE).
     pub start: i32,
     /// Distance between members.
@@ -13,12 +61,12 @@ pub struct DeviceTeam {
     pub size: i32,
     /// 1 for a live team.
     pub valid: i32,
-}
+}}
 
-/// Must match `rshmem_device_state` in the header.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct DeviceState {
+c_struct! {
+    /// The state every loaded module receives (`rshmem_device_state` of the generated
+    /// header, the type of `rshmem_state`).
+    pub struct DeviceState as "rshmem_device_state" {
     /// This PE.
     pub my_pe: i32,
     /// PEs in the job.
@@ -84,7 +132,7 @@ pub struct DeviceState {
     pub coll_proto: i32,
     /// Padding.
     pub coll_pad: i32,
-}
+}}
 
 /// Barrier rounds per team (as `RSHMEM_MAX_ROUNDS` in the header).
 pub const MAX_ROUNDS: usize = 64;
@@ -124,7 +172,6 @@ impl DeviceSysLayout {
     /// The layout for `max_teams` team slots, `n_pes` PEs and `coll_sets` collective
     /// synchronization sets per team (see `coll::gpu_select`).
     pub fn new(max_teams: usize, n_pes: usize, coll_sets: usize) -> DeviceSysLayout {
-        use crate::coll::gpu_select::{GPU_COLL_SLOT_BYTES, GPU_COLL_TEAMS};
         let up = crate::heap::align_up;
         let coll_teams = GPU_COLL_TEAMS.min(max_teams);
         let sets = coll_teams * 2 * coll_sets;
@@ -168,10 +215,7 @@ impl DeviceSysLayout {
             (self.coll_done + first * 8, per * 8),
             (self.coll_arrive + first * self.n_pes * 8, per * self.n_pes * 8),
             (self.coll_gridbar + first * 16, per * 16),
-            (
-                self.coll_data + first * self.n_pes * crate::coll::gpu_select::GPU_COLL_SLOT_BYTES,
-                per * self.n_pes * crate::coll::gpu_select::GPU_COLL_SLOT_BYTES,
-            ),
+            (self.coll_data + first * self.n_pes * GPU_COLL_SLOT_BYTES, per * self.n_pes * GPU_COLL_SLOT_BYTES),
         ]
     }
 

@@ -16,6 +16,7 @@
 //! 640   SLOT_ARRIVE    u64        pushes that arrived in this PE's buffers (peers add 1)
 //! 704   SLOT_STEP_IN   u64        ring step signal, written by the left neighbour only
 //! 768   SLOT_INFO      u64        a value published with PROGRESS (collect: this PE's size)
+//! 832   SLOT_EPOCH     u64        barriers this PE has entered on the team (names the missing PE)
 //! 1024  SLOT_CHECK     2 x 128 B  argument descriptors of the debug argument check
 //! 2048  SLOT_SPLIT     ...        per-member records of a team split (team.rs)
 //! ```
@@ -51,12 +52,22 @@ pub const SLOT_ARRIVE: usize = 640;
 pub const SLOT_STEP_IN: usize = 704;
 /// Offset in a team slot of the INFO word.
 pub const SLOT_INFO: usize = 768;
+/// Offset in a team slot of the EPOCH word: how many barriers this PE has entered on the
+/// team (written by its owner only; read by waiters to name the PE a barrier waits for).
+pub const SLOT_EPOCH: usize = 832;
 /// Offset in a team slot of the two argument-check descriptors.
 pub const SLOT_CHECK: usize = 1024;
 /// Bytes of one argument-check descriptor (16 u64 words).
 pub const CHECK_BYTES: usize = 128;
 /// Offset in a team slot of the team-split records.
 pub const SLOT_SPLIT: usize = 2048;
+/// Fixed words of one member's team-split record (its arguments and the team it wants),
+/// before its used-slot mask.
+pub const SPLIT_RECORD_WORDS: usize = 8;
+/// Most team slots (`RSHMEM_MAX_TEAMS`) a split can handle: each member's record carries
+/// a mask with one bit per slot, and it must fit in the parent's slot after the split
+/// offset (48,640 with 8 KiB slots).
+pub const MAX_TEAM_SLOTS: usize = ((TEAM_SLOT - SLOT_SPLIT) / 8 - SPLIT_RECORD_WORDS) * 64;
 
 /// Bytes of one staging set.
 pub const STAGE_SET: usize = 16 << 10;
@@ -75,6 +86,8 @@ pub struct SysLayout {
 impl SysLayout {
     /// The layout for `max_teams` team slots.
     pub fn new(max_teams: usize) -> SysLayout {
+        // The configuration bounds RSHMEM_MAX_TEAMS by the same number (config tests).
+        debug_assert!(max_teams <= MAX_TEAM_SLOTS, "{max_teams} team slots do not fit a split record");
         SysLayout { size: align_up(HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE), super::SEGMENT_ALIGN), max_teams }
     }
 

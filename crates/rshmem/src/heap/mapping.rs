@@ -29,16 +29,6 @@ impl Reservation {
         self.base
     }
 
-    /// Length of the range.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the range is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Maps `len` bytes of the shared file `fd` (from its offset 0) read-write at
     /// `base() + at`, which must lie inside the reservation and be page aligned.
     pub fn map_shared(&self, at: usize, len: usize, fd: &OwnedFd) -> Result<()> {
@@ -73,9 +63,4 @@ pub fn create_segment(name: &str, len: usize) -> Result<OwnedFd> {
     let fd = rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC).map_err(|e| Error::os("memfd_create", e))?;
     rustix::fs::ftruncate(&fd, len as u64).map_err(|e| Error::os("ftruncate symmetric segment", e))?;
     Ok(fd)
-}
-
-/// The system page size.
-pub fn page_size() -> usize {
-    rustix::param::page_size()
 }

@@ -56,14 +56,26 @@ pub struct StaticSegment {
     pub fd: rustix::fd::OwnedFd,
 }
 
+/// Memory outside the host reservation that holds the user heap (GPU memory): the heap
+/// asks it to commit each user segment on every PE and where each PE's user heap starts.
+/// The GPU driver layer implements it (`gpu::memory::DeviceHeap`); the heap knows nothing
+/// of CUDA.
+pub trait DeviceMemory: Send + Sync + std::fmt::Debug {
+    /// Collective: commits `len` more bytes at user offset `offset` on every PE (and maps
+    /// the mapped peers' new bytes here).
+    fn commit(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()>;
+    /// Address (in this process) of `pe`'s user heap.
+    fn user_base(&self, pe: usize) -> usize;
+}
+
 /// Where the user heap's memory lives.
 #[derive(Debug, Clone)]
 pub enum UserMemory {
     /// Host memory: memfd segments in the same reservation as the runtime area.
     Host,
-    /// GPU memory: CUDA VMM segments in a device address reservation.
-    #[cfg(feature = "cuda")]
-    Device(Arc<crate::gpu::memory::DeviceHeap>),
+    /// Device memory (GPU PEs): segments committed by the device layer.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    Device(Arc<dyn DeviceMemory>),
 }
 
 /// A transport that must learn of every piece of this PE's heap (to register it for
@@ -210,8 +222,7 @@ impl SymmetricHeap {
                     None => Ok(()),
                 }
             }
-            #[cfg(feature = "cuda")]
-            UserMemory::Device(d) => d.add(boot, seg.offset - self.sys.size, seg.len),
+            UserMemory::Device(d) => d.commit(boot, seg.offset - self.sys.size, seg.len),
         }
     }
 
@@ -220,19 +231,9 @@ impl SymmetricHeap {
         !matches!(self.user, UserMemory::Host)
     }
 
-    /// Where the user heap lives.
-    pub fn user_memory(&self) -> &UserMemory {
-        &self.user
-    }
-
     /// Bytes of user heap mapped now (grows with the heap).
     pub fn capacity(&self) -> usize {
         self.state.lock().expect("heap lock").alloc.capacity()
-    }
-
-    /// Largest size the user heap may grow to.
-    pub fn max_user(&self) -> usize {
-        self.max_user
     }
 
     fn add_segment(&self, boot: &mut dyn Bootstrap, seg: Segment) -> Result<()> {
@@ -253,11 +254,6 @@ impl SymmetricHeap {
         self.my_pe
     }
 
-    /// Number of PEs whose heaps this heap maps.
-    pub fn n_pes(&self) -> usize {
-        self.n_pes
-    }
-
     /// Address-space distance between two consecutive PEs' heaps.
     pub fn stride(&self) -> usize {
         self.stride
@@ -274,11 +270,6 @@ impl SymmetricHeap {
         self.reservation.base() + pe * self.stride
     }
 
-    /// Whether `pe`'s heap is mapped in this process (same host).
-    pub fn is_mapped(&self, pe: usize) -> bool {
-        self.mapped.get(pe).copied().unwrap_or(false)
-    }
-
     /// Every PE's heap base, in PE order (a peer's is usable only if it is mapped).
     pub fn bases(&self) -> Vec<usize> {
         (0..self.n_pes).map(|pe| self.base(pe)).collect()
@@ -293,8 +284,7 @@ impl SymmetricHeap {
     pub fn user_base_of(&self, pe: usize) -> usize {
         match &self.user {
             UserMemory::Host => self.base(pe) + self.sys.size,
-            #[cfg(feature = "cuda")]
-            UserMemory::Device(d) => d.base(pe) as usize,
+            UserMemory::Device(d) => d.user_base(pe),
         }
     }
 
@@ -306,18 +296,6 @@ impl SymmetricHeap {
     /// Offset of the static segment from a heap base.
     fn static_offset(&self) -> usize {
         self.sys.size + self.max_user
-    }
-
-    /// Address in this process of the byte that `addr` (a symmetric address of this PE:
-    /// heap or static data) names on `pe`: `base(pe) + offset(addr)`. The one place
-    /// remote addresses are made.
-    pub fn translate(&self, addr: usize, pe: usize) -> Option<usize> {
-        let off = self.offset_of(addr)?;
-        if off >= self.sys.size && off < self.static_offset() {
-            Some(self.user_base_of(pe) + (off - self.sys.size))
-        } else {
-            Some(self.base(pe) + off)
-        }
     }
 
     /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range or
@@ -455,11 +433,6 @@ impl SymmetricHeap {
     /// Bytes of the user heap in live allocations.
     pub fn in_use(&self) -> usize {
         self.state.lock().expect("heap lock").alloc.in_use()
-    }
-
-    /// Current mapped segments.
-    pub fn segments(&self) -> Vec<Segment> {
-        self.state.lock().expect("heap lock").segments.clone()
     }
 
     fn publish(&self, st: &HeapState) {

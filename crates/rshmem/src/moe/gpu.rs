@@ -101,7 +101,7 @@ impl MoeKernels {
             &[h, k, e, l, c, a(&m.sent), a(&m.expert_done), a(&m.counters), a(&m.recv_count), status],
         )?;
         self.gpu.synchronize()?;
-        let back = m.recv_count.to_vec();
+        let back = m.recv_count.to_vec()?;
         let (counts, st) = back.split_at(m.local_experts);
         let counts = counts.iter().map(|&v| v as usize).collect();
         if st[2] != 0 {

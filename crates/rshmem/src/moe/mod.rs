@@ -479,7 +479,7 @@ impl Moe {
                 ctx.put(&self.recv_meta, row * 4, &[self.me as i32, t as i32, j as i32, w[t * k + j].to_bits() as i32], dst)?;
             }
         }
-        ctx.fence();
+        ctx.fence()?;
         for (e, &s) in sent.iter().enumerate() {
             ctx.atomic_add(&self.expert_done, e % l, (1u64 << 32) | s, e / l)?;
         }
@@ -574,7 +574,7 @@ impl Moe {
                 ctx.put(&self.comb_recv, (t * k + j) * h, row, src_pe)?;
             }
         }
-        ctx.fence();
+        ctx.fence()?;
         for pe in 0..self.n_pes {
             ctx.atomic_add(&self.comb_done, 0, 1u64, pe)?;
         }
@@ -668,7 +668,7 @@ impl AllToAll {
         for pe in 0..n {
             ctx.put(&self.dst, me * b, &src[pe * b..(pe + 1) * b], pe)?;
         }
-        ctx.fence();
+        ctx.fence()?;
         for pe in 0..n {
             ctx.atomic_add(&self.done, 0, 1u64, pe)?;
         }

@@ -32,7 +32,7 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::sym::Sym;
 use crate::transport::AmoOp;
-use crate::types::{BitwiseAmo, ExtendedAmo, StandardAmo, SymType, WordType};
+use crate::types::{BitwiseAmo, ExtendedAmo, StandardAmo, WordType};
 
 /// `(dest, index, value, pe)` calls: a Sym form and its address form, fetching or not.
 macro_rules! value_amo {
@@ -80,35 +80,6 @@ macro_rules! value_amo {
 }
 
 impl Ctx {
-    /// Address of `sym[index]`, checked against the allocation's length (`pe` only shapes
-    /// the error): an index past the end never reaches a neighbouring allocation.
-    #[inline]
-    pub(crate) fn element<T: SymType>(
-        &self,
-        call: &'static str,
-        arg: &'static str,
-        sym: &Sym<T>,
-        index: usize,
-        pe: usize,
-    ) -> Result<usize> {
-        self.elements(call, arg, sym, index, 1, pe)
-    }
-
-    /// Address of `sym[index..index + count]`, checked like [`Ctx::element`] (by
-    /// [`Sym::elements`], the one place this check lives).
-    #[inline]
-    pub(crate) fn elements<T: SymType>(
-        &self,
-        call: &'static str,
-        arg: &'static str,
-        sym: &Sym<T>,
-        index: usize,
-        count: usize,
-        pe: usize,
-    ) -> Result<usize> {
-        sym.elements(call, arg, index, count, pe)
-    }
-
     /// The engine of every AMO: checks (store permission, PE, alignment, range), then
     /// one transport atomic on the target word; returns its previous value.
     #[inline]
@@ -126,7 +97,7 @@ impl Ctx {
             self.check_store(call)?;
         }
         let (pe, off) = self.target_word(call, arg, addr, T::WIDTH, T::NAME, pe)?;
-        Ok(T::from_bits(self.to(pe).amo(pe, off, T::WIDTH, op, operand.to_bits(), compare.to_bits())))
+        Ok(T::from_bits(self.to(pe).amo(pe, off, T::WIDTH, op, operand.to_bits(), compare.to_bits()).map_err(|e| e.during(call))?))
     }
 
     // ----- extended table: fetch, set, swap -----

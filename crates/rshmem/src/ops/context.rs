@@ -22,64 +22,13 @@
 //! threads either way. `NOSTORE` promises that the context issues no stores: puts, AMOs
 //! that update memory and signals through it are refused with an error.
 
-use crate::ctx::{Ctx, CtxOptions};
-use crate::error::{Error, Result, TeamNote};
-use crate::team::Team;
-use crate::transport::{ContextSpec, Transport, TransportTable};
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::runtime::context::{CtxDomain, CtxOptions, TeamView};
+use crate::runtime::teams::Team;
+use crate::transport::ContextSpec;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// The members of a team context's team, in world numbers (fixed for the team's life).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TeamView {
-    pub(crate) team: Team,
-    pub(crate) start: usize,
-    pub(crate) stride: usize,
-    pub(crate) size: usize,
-}
-
-/// What makes a context: its number, team and transport instances.
-pub(crate) struct CtxDomain {
-    /// 0 for the default context; never reused within a runtime.
-    pub(crate) id: u32,
-    /// The team whose numbering the context uses (None: the world, untranslated).
-    pub(crate) team: Option<TeamView>,
-    /// The transport instance serving each world PE for this context.
-    pub(crate) transports: TransportTable,
-    /// Its distinct instances, for fence and quiet.
-    pub(crate) distinct: Vec<Arc<dyn Transport>>,
-}
-
-impl CtxDomain {
-    /// The default context over the runtime's transports.
-    pub(crate) fn default_context(transports: &TransportTable) -> CtxDomain {
-        CtxDomain { id: 0, team: None, transports: transports.clone(), distinct: transports.distinct() }
-    }
-}
-
-impl CtxOptions {
-    /// C value of `SHMEM_CTX_SERIALIZED`.
-    pub const SERIALIZED: i64 = 1;
-    /// C value of `SHMEM_CTX_PRIVATE`.
-    pub const PRIVATE: i64 = 1 << 1;
-    /// C value of `SHMEM_CTX_NOSTORE`.
-    pub const NOSTORE: i64 = 1 << 2;
-
-    /// The options whose C bit mask is `bits`; None if it holds an unknown bit.
-    pub fn from_bits(bits: i64) -> Option<CtxOptions> {
-        (bits & !(Self::SERIALIZED | Self::PRIVATE | Self::NOSTORE) == 0).then_some(CtxOptions {
-            serialized: bits & Self::SERIALIZED != 0,
-            private: bits & Self::PRIVATE != 0,
-            nostore: bits & Self::NOSTORE != 0,
-        })
-    }
-
-    /// The C bit mask of these options.
-    pub fn bits(self) -> i64 {
-        let bit = |on: bool, b: i64| if on { b } else { 0 };
-        bit(self.serialized, Self::SERIALIZED) | bit(self.private, Self::PRIVATE) | bit(self.nostore, Self::NOSTORE)
-    }
-}
 
 impl Ctx {
     /// Creates a communication context over the world team (`shmem_ctx_create`). Not
@@ -118,7 +67,7 @@ impl Ctx {
                 pe: self.my_pe(),
             });
         }
-        self.quiet();
+        self.quiet()?;
         Ok(())
     }
 
@@ -135,74 +84,5 @@ impl Ctx {
     /// The team whose PE numbers this context uses (`shmem_ctx_get_team`).
     pub fn ctx_team(&self) -> Team {
         self.domain.team.map_or(Team::WORLD, |t| t.team)
-    }
-
-    /// The transport instance of this context that reaches world PE `pe`.
-    #[inline]
-    pub(crate) fn to(&self, pe: usize) -> &dyn Transport {
-        self.domain.transports.to(pe)
-    }
-
-    /// Checks a PE number of this context's team and returns its world number.
-    #[inline]
-    pub(crate) fn target_pe(&self, call: &'static str, pe: usize) -> Result<usize> {
-        match &self.domain.team {
-            None => self.check_pe(call, pe).map(|_| pe),
-            Some(t) if pe < t.size => Ok(t.start + pe * t.stride),
-            Some(t) => Err(Error::PeOutOfRange { call, arg: "pe", pe: pe as i64, n_pes: t.size, team: TeamNote(Some(t.team.raw())) }),
-        }
-    }
-
-    /// [`Ctx::target_pe`] and the remote byte range; returns (world PE, heap offset).
-    #[inline]
-    pub(crate) fn target(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<(usize, usize)> {
-        let pe = self.target_pe(call, pe)?;
-        Ok((pe, self.remote(call, arg, addr, len, pe)?))
-    }
-
-    /// [`Ctx::target_pe`] and the alignment and range of a `width`-byte word; returns
-    /// (world PE, heap offset).
-    #[inline]
-    pub(crate) fn target_word(
-        &self,
-        call: &'static str,
-        arg: &'static str,
-        addr: usize,
-        width: usize,
-        ty: &'static str,
-        pe: usize,
-    ) -> Result<(usize, usize)> {
-        let pe = self.target_pe(call, pe)?;
-        Ok((pe, self.remote_word(call, arg, addr, width, ty, pe)?))
-    }
-
-    /// Refuses a store (put, updating AMO, signal) through a NOSTORE context.
-    #[inline]
-    pub(crate) fn check_store(&self, call: &'static str) -> Result<()> {
-        if self.options.nostore {
-            Err(Error::InvalidArgument {
-                call,
-                arg: "ctx",
-                detail: format!("context {} was created with NOSTORE and may not issue puts, updating atomics or signals", self.domain.id),
-                pe: self.my_pe(),
-            })
-        } else {
-            Ok(())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn option_bits_round_trip() {
-        for bits in 0..8 {
-            assert_eq!(CtxOptions::from_bits(bits).unwrap().bits(), bits);
-        }
-        assert_eq!(CtxOptions::from_bits(CtxOptions::NOSTORE), Some(CtxOptions { nostore: true, ..Default::default() }));
-        assert_eq!(CtxOptions::from_bits(8), None);
-        assert_eq!(CtxOptions::from_bits(-1), None);
     }
 }

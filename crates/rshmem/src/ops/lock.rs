@@ -27,10 +27,9 @@
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::LockState;
 use crate::sym::Sym;
 use crate::transport::AmoOp;
-use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// Byte offset of the queue tail (meaningful on world PE 0's copy).
 const TAIL: usize = 0;
@@ -42,24 +41,6 @@ const NEXT: u64 = 0x7fff_ffff;
 const WAITING: u64 = 0x8000_0000;
 /// The PE that holds the tail.
 const HOME: usize = 0;
-
-/// What this PE is doing with a lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LockState {
-    Acquiring,
-    Held,
-    Releasing,
-}
-
-/// The locks this PE holds or is acquiring, by heap offset of the lock word.
-#[derive(Debug, Default)]
-pub(crate) struct HeldLocks(Mutex<HashMap<usize, LockState>>);
-
-impl HeldLocks {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<usize, LockState>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
 
 impl Ctx {
     /// Checks the lock word; returns its heap offset.
@@ -93,15 +74,15 @@ impl Ctx {
         }
         let me = self.my_pe();
         let mine = self.rt.to(me);
-        mine.store_word(me, off + NODE, 4, WAITING);
-        let pred = self.rt.to(HOME).amo(HOME, off + TAIL, 4, AmoOp::Swap, me as u64 + 1, 0);
+        mine.store_word(me, off + NODE, 4, WAITING)?;
+        let pred = self.rt.to(HOME).amo(HOME, off + TAIL, 4, AmoOp::Swap, me as u64 + 1, 0)?;
         if pred != 0 {
             let p = pred as usize - 1;
-            self.rt.to(p).amo(p, off + NODE, 4, AmoOp::FetchOr, me as u64 + 1, 0);
+            self.rt.to(p).amo(p, off + NODE, 4, AmoOp::FetchOr, me as u64 + 1, 0)?;
             self.block(
                 CALL,
                 None,
-                || mine.load_word(me, off + NODE, 4) & WAITING == 0,
+                || Ok(mine.load_word(me, off + NODE, 4)? & WAITING == 0),
                 || format!("the lock at {lock:#x} (queued behind PE {p})"),
             )?;
         }
@@ -129,15 +110,18 @@ impl Ctx {
         }
         let me = self.my_pe();
         // Not queued, so nobody else writes this node now.
-        self.rt.to(me).store_word(me, off + NODE, 4, 0);
-        let old = self.rt.to(HOME).amo(HOME, off + TAIL, 4, AmoOp::CompareSwap, me as u64 + 1, 0);
+        let old = self
+            .rt
+            .to(me)
+            .store_word(me, off + NODE, 4, 0)
+            .and_then(|_| self.rt.to(HOME).amo(HOME, off + TAIL, 4, AmoOp::CompareSwap, me as u64 + 1, 0));
         let mut held = self.rt.locks.map();
-        if old == 0 {
+        if old.as_ref().is_ok_and(|&o| o == 0) {
             held.insert(off, LockState::Held);
             Ok(true)
         } else {
             held.remove(&off);
-            Ok(false)
+            old.map(|_| false)
         }
     }
 
@@ -160,23 +144,23 @@ impl Ctx {
                 None => return Err(self.misuse(CALL, lock, "does not hold")),
             };
         }
-        self.quiet();
+        self.quiet()?;
         if !self.is_default_ctx() {
-            crate::ops::order::quiet_all(&self.rt);
+            self.rt.quiet_all()?;
         }
         let me = self.my_pe();
         let mine = self.rt.to(me);
-        let mut next = mine.load_word(me, off + NODE, 4) & NEXT;
+        let mut next = mine.load_word(me, off + NODE, 4)? & NEXT;
         if next == 0 {
-            let old = self.rt.to(HOME).amo(HOME, off + TAIL, 4, AmoOp::CompareSwap, 0, me as u64 + 1);
+            let old = self.rt.to(HOME).amo(HOME, off + TAIL, 4, AmoOp::CompareSwap, 0, me as u64 + 1)?;
             if old != me as u64 + 1 {
                 // A successor swapped itself in and is about to link behind us.
                 self.block(
                     CALL,
                     None,
                     || {
-                        next = mine.load_word(me, off + NODE, 4) & NEXT;
-                        next != 0
+                        next = mine.load_word(me, off + NODE, 4)? & NEXT;
+                        Ok(next != 0)
                     },
                     || format!("the next PE to link behind the lock at {lock:#x}"),
                 )?;
@@ -184,7 +168,7 @@ impl Ctx {
         }
         if next != 0 {
             let s = next as usize - 1;
-            self.rt.to(s).amo(s, off + NODE, 4, AmoOp::FetchAnd, !WAITING & 0xffff_ffff, 0);
+            self.rt.to(s).amo(s, off + NODE, 4, AmoOp::FetchAnd, !WAITING & 0xffff_ffff, 0)?;
         }
         self.rt.locks.map().remove(&off);
         Ok(())

@@ -1,9 +1,12 @@
 //! The one-sided operations: semantics, argument checks, type tables. Each family in its
 //! own file; all are methods of [`crate::Ctx`].
 
+pub mod alloc;
 pub mod amo;
 pub mod context;
 pub mod lock;
+#[cfg(feature = "cuda")]
+pub mod on_stream;
 pub mod order;
 pub mod p2p;
 pub mod rma;

@@ -9,31 +9,26 @@
 //! On the local (mapped) transport every operation is complete when its call returns, so
 //! both reduce to a full memory fence; remote transports flush their endpoints.
 
-use crate::ctx::{Ctx, Runtime};
+use crate::ctx::Ctx;
 use crate::error::Result;
-
-/// Quiet over every transport of the runtime's default context.
-pub(crate) fn quiet_all(rt: &Runtime) {
-    for t in rt.transports.distinct() {
-        t.quiet(None);
-    }
-}
 
 impl Ctx {
     /// Orders earlier puts, AMOs and signals of this context to each PE before later ones
     /// to that PE.
-    pub fn fence(&self) {
+    pub fn fence(&self) -> Result<()> {
         for t in &self.domain.distinct {
-            t.fence();
+            t.fence().map_err(|e| e.during("fence"))?;
         }
+        Ok(())
     }
 
     /// Completes every earlier put, AMO and signal of this context (only this one: each
     /// context's transport instances keep their own completion state).
-    pub fn quiet(&self) {
+    pub fn quiet(&self) -> Result<()> {
         for t in &self.domain.distinct {
-            t.quiet(None);
+            t.quiet(None).map_err(|e| e.during("quiet"))?;
         }
+        Ok(())
     }
 
     /// Completes earlier operations of this context to the PEs in `pes` (OpenSHMEM 1.6
@@ -41,7 +36,7 @@ impl Ctx {
     pub fn pe_quiet(&self, pes: &[usize]) -> Result<()> {
         for &pe in pes {
             let pe = self.target_pe("pe_quiet", pe)?;
-            self.to(pe).quiet(Some(pe));
+            self.to(pe).quiet(Some(pe)).map_err(|e| e.during("pe_quiet"))?;
         }
         Ok(())
     }

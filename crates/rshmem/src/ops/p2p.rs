@@ -36,22 +36,22 @@ impl Ctx {
     }
 
     #[inline]
-    fn load_local<T: SyncWord>(&self, off: usize) -> T {
+    fn load_local<T: SyncWord>(&self, off: usize) -> Result<T> {
         let me = self.my_pe();
-        T::from_bits(self.rt.to(me).load_word(me, off, T::WIDTH))
+        Ok(T::from_bits(self.rt.to(me).load_word(me, off, T::WIDTH)?))
     }
 
     pub(crate) fn block(
         &self,
         call: &'static str,
         timeout: Option<Duration>,
-        mut ready: impl FnMut() -> bool,
+        mut ready: impl FnMut() -> Result<bool>,
         what: impl Fn() -> String,
     ) -> Result<()> {
         let me = self.my_pe();
         match notify::wait_until(self.rt.heap.base(me), self.rt.wait_policy(timeout), &mut ready, || {
             format!("{call} on PE {me}: {}", what())
-        }) {
+        })? {
             WaitOutcome::Ready => Ok(()),
             WaitOutcome::TimedOut => {
                 Err(Error::Timeout { call, what: what(), secs: timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0), pe: me })
@@ -76,7 +76,7 @@ impl Ctx {
         const CALL: &str = "wait_until";
         let w = self.sync_words::<T>(CALL, addr, 1)?;
         let off = w.offsets[0];
-        self.block(CALL, timeout, || cmp.holds(self.load_local::<T>(off), value), || format!("ivar at {addr:#x} {cmp:?} {value:?}"))
+        self.block(CALL, timeout, || Ok(cmp.holds(self.load_local::<T>(off)?, value)), || format!("ivar at {addr:#x} {cmp:?} {value:?}"))
     }
 
     /// Whether `ivar[index] <cmp> value` holds now.
@@ -87,7 +87,7 @@ impl Ctx {
     /// Address form of [`Ctx::test`].
     pub fn test_addr<T: SyncWord>(&self, addr: usize, cmp: Cmp, value: T) -> Result<bool> {
         let w = self.sync_words::<T>("test", addr, 1)?;
-        Ok(cmp.holds(self.load_local::<T>(w.offsets[0]), value))
+        Ok(cmp.holds(self.load_local::<T>(w.offsets[0])?, value))
     }
 
     // ----- arrays: all / any / some, with one value or a vector of values -----
@@ -131,18 +131,23 @@ impl Ctx {
             return Ok(Vec::new());
         }
         let value = |i: usize| if values.len() == 1 { values[0] } else { values[i] };
-        let satisfied = |i: usize| cmp.holds(self.load_local::<T>(w.offsets[i]), value(i));
+        let satisfied = |i: usize| Ok(cmp.holds(self.load_local::<T>(w.offsets[i])?, value(i)));
         let mut done: Vec<usize> = Vec::new();
         let mut check = || {
-            done = active.iter().copied().filter(|&i| satisfied(i)).collect();
-            match mode {
+            done.clear();
+            for &i in &active {
+                if satisfied(i)? {
+                    done.push(i);
+                }
+            }
+            Ok(match mode {
                 WaitMode::All => done.len() == active.len(),
                 WaitMode::Any | WaitMode::Some => !done.is_empty(),
-            }
+            })
         };
         if block {
             self.block(call, timeout, &mut check, || format!("{n} ivars at {addr:#x} ({mode:?} {cmp:?})"))?;
-        } else if !check() {
+        } else if !check()? {
             return Ok(Vec::new());
         }
         Ok(match mode {

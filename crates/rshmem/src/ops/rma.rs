@@ -14,63 +14,43 @@ use crate::sym::Sym;
 use crate::types::{SymType, WordType};
 
 impl Ctx {
-    /// Checks world PE `pe` and the remote byte range `[addr, addr+len)`; returns its heap
-    /// offset (operations use the context-relative `Ctx::target`).
-    #[inline]
-    pub(crate) fn remote(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
-        self.check_pe(call, pe)?;
-        self.rt.heap.check_range(call, arg, addr, len, pe)
-    }
-
-    /// Checks `pe`, alignment and range of a `width`-byte word at `addr` (world PE numbers;
-    /// operations use the context-relative `Ctx::target_word`).
-    #[inline]
-    pub(crate) fn remote_word(
-        &self,
-        call: &'static str,
-        arg: &'static str,
-        addr: usize,
-        width: usize,
-        ty: &'static str,
-        pe: usize,
-    ) -> Result<usize> {
-        self.check_pe(call, pe)?;
-        if !addr.is_multiple_of(width) {
-            return Err(Error::Misaligned { call, arg, addr, align: width, ty, pe });
-        }
-        self.rt.heap.check_range(call, arg, addr, width, pe)
-    }
-
     // ----- byte (mem) forms: the base of everything else -----
+
+    /// The engine of every put: checks, then one transport put. Blocking and
+    /// non-blocking forms differ only in `call`: a transport's put returns once `src` may
+    /// be reused, and `quiet` completes what it left in flight.
+    #[inline]
+    fn put_bytes(&self, call: &'static str, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
+        self.check_store(call)?;
+        let (pe, off) = self.target(call, "dest", dest_addr, src.len(), pe)?;
+        self.to(pe).put(pe, off, src).map_err(|e| e.during(call))
+    }
+
+    /// The engine of every get (a get into a borrowed slice is complete on return).
+    #[inline]
+    fn get_bytes(&self, call: &'static str, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
+        let (pe, off) = self.target(call, "source", src_addr, dest.len(), pe)?;
+        self.to(pe).get(pe, off, dest).map_err(|e| e.during(call))
+    }
 
     /// Copies `src` to `dest_addr` (a symmetric address) on `pe` (`putmem`).
     pub fn putmem(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
-        self.check_store("putmem")?;
-        let (pe, off) = self.target("putmem", "dest", dest_addr, src.len(), pe)?;
-        self.to(pe).put(pe, off, src);
-        Ok(())
+        self.put_bytes("putmem", dest_addr, src, pe)
     }
 
     /// Copies `dest.len()` bytes from `src_addr` (a symmetric address) on `pe` (`getmem`).
     pub fn getmem(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
-        let (pe, off) = self.target("getmem", "source", src_addr, dest.len(), pe)?;
-        self.to(pe).get(pe, off, dest);
-        Ok(())
+        self.get_bytes("getmem", dest, src_addr, pe)
     }
 
     /// Non-blocking [`Ctx::putmem`]: `src` may be reused on return; `quiet` completes it.
     pub fn putmem_nbi(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
-        self.check_store("putmem_nbi")?;
-        let (pe, off) = self.target("putmem_nbi", "dest", dest_addr, src.len(), pe)?;
-        self.to(pe).put(pe, off, src);
-        Ok(())
+        self.put_bytes("putmem_nbi", dest_addr, src, pe)
     }
 
     /// Non-blocking [`Ctx::getmem`] (complete on return for a borrowed slice).
     pub fn getmem_nbi(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
-        let (pe, off) = self.target("getmem_nbi", "source", src_addr, dest.len(), pe)?;
-        self.to(pe).get(pe, off, dest);
-        Ok(())
+        self.get_bytes("getmem_nbi", dest, src_addr, pe)
     }
 
     /// Strided byte put: `nelems` elements of `elem` bytes, `dst_stride` and `src_stride`
@@ -94,7 +74,7 @@ impl Ctx {
         let (pe, off) = self.target(CALL, "dest", dest_addr, span_d, pe)?;
         let t = self.to(pe);
         for i in 0..nelems {
-            t.put(pe, off + i * dst_stride * elem, &src[i * src_stride * elem..][..elem]);
+            t.put(pe, off + i * dst_stride * elem, &src[i * src_stride * elem..][..elem]).map_err(|e| e.during(CALL))?;
         }
         Ok(())
     }
@@ -118,7 +98,7 @@ impl Ctx {
         let (pe, off) = self.target(CALL, "source", src_addr, span_s, pe)?;
         let t = self.to(pe);
         for i in 0..nelems {
-            t.get(pe, off + i * src_stride * elem, &mut dest[i * dst_stride * elem..][..elem]);
+            t.get(pe, off + i * src_stride * elem, &mut dest[i * dst_stride * elem..][..elem]).map_err(|e| e.during(CALL))?;
         }
         Ok(())
     }
@@ -158,8 +138,7 @@ impl Ctx {
     pub fn p_addr<T: WordType>(&self, dest_addr: usize, value: T, pe: usize) -> Result<()> {
         self.check_store("p")?;
         let (pe, off) = self.target_word("p", "dest", dest_addr, T::WIDTH, T::NAME, pe)?;
-        self.to(pe).store_word(pe, off, T::WIDTH, value.to_bits());
-        Ok(())
+        self.to(pe).store_word(pe, off, T::WIDTH, value.to_bits()).map_err(|e| e.during("p"))
     }
 
     /// Reads one element (`g`).
@@ -170,7 +149,7 @@ impl Ctx {
     /// Address form of [`Ctx::g`].
     pub fn g_addr<T: WordType>(&self, src_addr: usize, pe: usize) -> Result<T> {
         let (pe, off) = self.target_word("g", "source", src_addr, T::WIDTH, T::NAME, pe)?;
-        Ok(T::from_bits(self.to(pe).load_word(pe, off, T::WIDTH)))
+        Ok(T::from_bits(self.to(pe).load_word(pe, off, T::WIDTH).map_err(|e| e.during("g"))?))
     }
 
     /// Strided put: `nelems` elements from `src` (every `src_stride`-th) to

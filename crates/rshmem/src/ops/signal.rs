@@ -80,9 +80,10 @@ impl Ctx {
             });
         }
         let t = self.to(pe);
-        t.put(pe, off, src);
-        t.fence();
-        t.amo(pe, sig_off, SIG, op.amo(), signal, 0);
+        t.put(pe, off, src)
+            .and_then(|_| t.fence())
+            .and_then(|_| t.amo(pe, sig_off, SIG, op.amo(), signal, 0))
+            .map_err(|e| e.during(call))?;
         Ok(())
     }
 
@@ -99,9 +100,25 @@ impl Ctx {
         op: SignalOp,
         pe: usize,
     ) -> Result<()> {
-        let sig_addr = self.element("put_signal", "sig_addr", sig, sig_index, pe)?;
-        let dest_addr = self.elements("put_signal", "dest", dest, index, src.len(), pe)?;
-        self.put_signal_bytes("put_signal", dest_addr, bytemuck::cast_slice(src), sig_addr, signal, op, pe)
+        self.put_signal_typed("put_signal", dest, index, src, sig, sig_index, signal, op, pe)
+    }
+
+    /// The typed forms' engine: element checks, then [`Ctx::put_signal_bytes`].
+    fn put_signal_typed<T: SymType>(
+        &self,
+        call: &'static str,
+        dest: &Sym<T>,
+        index: usize,
+        src: &[T],
+        sig: &Sym<u64>,
+        sig_index: usize,
+        signal: u64,
+        op: SignalOp,
+        pe: usize,
+    ) -> Result<()> {
+        let sig_addr = self.element(call, "sig_addr", sig, sig_index, pe)?;
+        let dest_addr = dest.elements(call, "dest", index, src.len(), pe)?;
+        self.put_signal_bytes(call, dest_addr, bytemuck::cast_slice(src), sig_addr, signal, op, pe)
     }
 
     /// Non-blocking [`Ctx::put_signal`]: `src` may be reused on return; `quiet` completes
@@ -117,9 +134,7 @@ impl Ctx {
         op: SignalOp,
         pe: usize,
     ) -> Result<()> {
-        let sig_addr = self.element("put_signal_nbi", "sig_addr", sig, sig_index, pe)?;
-        let dest_addr = self.elements("put_signal_nbi", "dest", dest, index, src.len(), pe)?;
-        self.put_signal_bytes("put_signal_nbi", dest_addr, bytemuck::cast_slice(src), sig_addr, signal, op, pe)
+        self.put_signal_typed("put_signal_nbi", dest, index, src, sig, sig_index, signal, op, pe)
     }
 
     /// Byte form of [`Ctx::put_signal`] (`putmem_signal`; both addresses symmetric).
@@ -143,7 +158,7 @@ impl Ctx {
         const CALL: &str = "signal_op";
         self.check_store(CALL)?;
         let (pe, off) = self.signal_word(CALL, sig_addr, pe)?;
-        self.to(pe).amo(pe, off, SIG, op.amo(), signal, 0);
+        self.to(pe).amo(pe, off, SIG, op.amo(), signal, 0).map_err(|e| e.during(CALL))?;
         Ok(())
     }
 
@@ -156,7 +171,7 @@ impl Ctx {
     pub fn signal_fetch_addr(&self, sig_addr: usize) -> Result<u64> {
         let me = self.my_pe();
         let off = self.remote_word("signal_fetch", "sig_addr", sig_addr, SIG, "uint64 signal", me)?;
-        Ok(self.rt.to(me).load_word(me, off, SIG))
+        self.rt.to(me).load_word(me, off, SIG)
     }
 
     /// Waits until this PE's `sig[index] <cmp> value` holds; returns the signal value that
@@ -181,8 +196,8 @@ impl Ctx {
             CALL,
             timeout,
             || {
-                seen = local.load_word(me, off, SIG);
-                cmp.holds(seen, value)
+                seen = local.load_word(me, off, SIG)?;
+                Ok(cmp.holds(seen, value))
             },
             || format!("signal at {sig_addr:#x} {cmp:?} {value}"),
         )?;

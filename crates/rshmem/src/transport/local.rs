@@ -6,21 +6,24 @@
 //! `fence` and `quiet` only need to order the CPU's own stores; both issue a full fence.
 
 use super::notify;
-use super::{AmoOp, Transport};
+use super::{AmoOp, Caps, Transport};
+use crate::error::{Error, Result};
 use crate::heap::words::shared;
 use std::sync::atomic::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// Transport over mapped shared memory.
 #[derive(Debug)]
 pub struct LocalTransport {
+    my_pe: usize,
     bases: Vec<usize>,
     stride: usize,
 }
 
 impl LocalTransport {
-    /// A transport over heaps at `bases` (one per PE), each `stride` bytes of address space.
-    pub fn new(bases: Vec<usize>, stride: usize) -> LocalTransport {
-        LocalTransport { bases, stride }
+    /// PE `my_pe`'s transport over heaps at `bases` (one per PE), each `stride` bytes of
+    /// address space.
+    pub fn new(my_pe: usize, bases: Vec<usize>, stride: usize) -> LocalTransport {
+        LocalTransport { my_pe, bases, stride }
     }
 
     #[inline]
@@ -31,7 +34,7 @@ impl LocalTransport {
 }
 
 macro_rules! with_atomic {
-    ($width:expr, $addr:expr, |$a:ident, $t:ident| $body:expr) => {
+    ($self:ident, $width:expr, $addr:expr, |$a:ident, $t:ident| $body:expr) => {
         match $width {
             1 => {
                 // SAFETY: the heap checked the word lies in a live allocation and the ops
@@ -62,7 +65,7 @@ macro_rules! with_atomic {
                 type $t = u64;
                 $body
             }
-            w => panic!("atomic width {w} is not 1, 2, 4 or 8"),
+            w => return Err(Error::Transport { call: "atomic", detail: format!("word width {w} is not 1, 2, 4 or 8"), pe: $self.my_pe }),
         }
     };
 }
@@ -72,26 +75,32 @@ impl Transport for LocalTransport {
         "local"
     }
 
+    fn caps(&self) -> Caps {
+        Caps { mapped: true, completes_at_return: true, native_atomics: true, device_memory: false }
+    }
+
     #[inline]
-    fn put(&self, pe: usize, offset: usize, src: &[u8]) {
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()> {
         let dst = self.addr(pe, offset, src.len());
         // SAFETY: `dst..dst+len` lies in PE `pe`'s mapped heap (the heap checked the offset
         // against live allocations, and `addr` against the stride); `src` is a valid slice,
         // and `copy` (memmove) is right even when it overlaps the target.
         unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
         notify::wake(self.bases[pe]);
+        Ok(())
     }
 
     #[inline]
-    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
         let src = self.addr(pe, offset, dst.len());
         // SAFETY: as for put, with the roles swapped; `dst` is a valid mutable slice.
         unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
         fence(Ordering::Acquire);
+        Ok(())
     }
 
     #[inline]
-    fn copy(&self, dst_pe: usize, dst_offset: usize, src_pe: usize, src_offset: usize, len: usize) {
+    fn copy(&self, dst_pe: usize, dst_offset: usize, src_pe: usize, src_offset: usize, len: usize) -> Result<()> {
         let dst = self.addr(dst_pe, dst_offset, len);
         let src = self.addr(src_pe, src_offset, len);
         // SAFETY: both ranges lie in mapped heaps (the ops layer checked the offsets against
@@ -99,26 +108,28 @@ impl Transport for LocalTransport {
         // even when the ranges overlap.
         unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
         notify::wake(self.bases[dst_pe]);
+        Ok(())
     }
 
     #[inline]
-    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) -> Result<()> {
         let a = self.addr(pe, offset, width);
-        with_atomic!(width, a, |w, T| w.store(value as T, Ordering::Release));
+        with_atomic!(self, width, a, |w, T| w.store(value as T, Ordering::Release));
         notify::wake(self.bases[pe]);
+        Ok(())
     }
 
     #[inline]
     #[allow(clippy::unnecessary_cast)]
-    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64 {
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64> {
         let a = self.addr(pe, offset, width);
-        with_atomic!(width, a, |w, T| w.load(Ordering::Acquire) as u64)
+        Ok(with_atomic!(self, width, a, |w, T| w.load(Ordering::Acquire) as u64))
     }
 
     #[allow(clippy::unnecessary_cast)]
-    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
         let a = self.addr(pe, offset, width);
-        let old = with_atomic!(width, a, |w, T| {
+        let old = with_atomic!(self, width, a, |w, T| {
             let v = operand as T;
             let o = match op {
                 AmoOp::Fetch => w.load(Ordering::SeqCst),
@@ -136,15 +147,17 @@ impl Transport for LocalTransport {
         if op != AmoOp::Fetch {
             notify::wake(self.bases[pe]);
         }
-        old
+        Ok(old)
     }
 
-    fn fence(&self) {
+    fn fence(&self) -> Result<()> {
         fence(Ordering::SeqCst);
+        Ok(())
     }
 
-    fn quiet(&self, _pe: Option<usize>) {
+    fn quiet(&self, _pe: Option<usize>) -> Result<()> {
         fence(Ordering::SeqCst);
+        Ok(())
     }
 
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize> {

@@ -1,14 +1,30 @@
 //! Transports: how bytes and atomics reach a peer's heap.
 //!
-//! One trait with uniform parts (after UCX's md/iface/ep split): which peers a transport
-//! reaches, how it moves bytes, how it does atomics, how it completes (fence, quiet).
-//! The ops layer looks the transport up per peer in [`TransportTable`] and never branches
-//! on a transport's name. Offsets are from the peer's heap base, already checked by the
-//! heap against the live allocations.
+//! One trait with uniform parts (after UCX's md/iface/ep split): what a transport can do
+//! ([`Transport::caps`], after `uct_iface_query`), how it moves bytes, how it does
+//! atomics, how it completes (fence, quiet). Every operation returns a `Result`: a UCX or
+//! CUDA failure at run time is an [`crate::Error`] naming the operation, the PE and the
+//! cause, never a panic. The ops layer looks the transport up per peer in
+//! [`TransportTable`] and asks its capabilities, never its name. Offsets are from the
+//! peer's heap base, already checked by the heap against the live allocations.
+//!
+//! | transport | file | reaches |
+//! |---|---|---|
+//! | local | `local.rs` | peers whose host heap is mapped here: loads, stores, CPU atomics |
+//! | device | `device.rs` | mapped peers whose user heap is GPU memory: copies, an atomic kernel |
+//! | UCX | `ucx/mod.rs` | peers on other hosts: UCX RMA and atomics on registered memory |
+//! | staged UCX | `ucx/staged.rs` | peers on other hosts: active messages the target carries out |
+//! | proxy | `proxy.rs` | (not a `Transport`) the host thread that carries out GPU-initiated requests for unmapped peers over the table |
 
+#[cfg(feature = "cuda")]
+pub mod device;
 pub mod local;
 pub mod notify;
+#[cfg(feature = "cuda")]
+pub mod proxy;
 pub mod ucx;
+
+use crate::error::Result;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -52,34 +68,53 @@ impl AmoOp {
     }
 }
 
+/// What a transport can do, so that the layers above choose by capability rather than
+/// by name (in the spirit of UCX's `uct_iface_query`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Peers' heaps are mapped here: [`Transport::direct_address`] answers, and a load or
+    /// store by pointer reaches them (the collectives read peers in place).
+    pub mapped: bool,
+    /// Every operation is complete when its call returns: `quiet` has nothing to wait for.
+    pub completes_at_return: bool,
+    /// Atomics are carried out by the transport or the hardware itself, not by a thread
+    /// of the target PE.
+    pub native_atomics: bool,
+    /// It moves bytes to and from GPU memory.
+    pub device_memory: bool,
+}
+
 /// The operations every transport provides. Values of atomics travel as the low
-/// `width` bytes of a `u64` (width 1, 2, 4 or 8).
+/// `width` bytes of a `u64` (width 1, 2, 4 or 8). Every operation returns an error
+/// naming itself, the PEs and the cause when the transport fails.
 pub trait Transport: Send + Sync + Debug {
     /// Short name for logs.
     fn name(&self) -> &'static str;
+    /// What this transport can do.
+    fn caps(&self) -> Caps;
     /// Copies `src` into `pe`'s heap at `offset`.
-    fn put(&self, pe: usize, offset: usize, src: &[u8]);
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()>;
     /// Copies `dst.len()` bytes from `pe`'s heap at `offset` into `dst`.
-    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]);
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()>;
     /// Copies `len` bytes from `src_pe`'s heap at `src_offset` to `dst_pe`'s heap at
     /// `dst_offset` (one of them is normally this PE; the collectives move symmetric
     /// data this way without a bounce through a local buffer). The default goes through
     /// a temporary buffer with `get` and `put`.
-    fn copy(&self, dst_pe: usize, dst_offset: usize, src_pe: usize, src_offset: usize, len: usize) {
+    fn copy(&self, dst_pe: usize, dst_offset: usize, src_pe: usize, src_offset: usize, len: usize) -> Result<()> {
         let mut buf = vec![0u8; len];
-        self.get(src_pe, src_offset, &mut buf);
-        self.put(dst_pe, dst_offset, &buf);
+        self.get(src_pe, src_offset, &mut buf)?;
+        self.put(dst_pe, dst_offset, &buf)
     }
     /// Atomic store of a `width`-byte word (used by p, signal set).
-    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64);
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) -> Result<()>;
     /// Atomic load of a `width`-byte word.
-    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64;
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64>;
     /// Carries out an atomic operation and returns the word's previous value.
-    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64;
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64>;
     /// Orders earlier puts and atomics to each PE before later ones to the same PE.
-    fn fence(&self);
+    fn fence(&self) -> Result<()>;
     /// Completes every earlier operation (to `pe`, or to all PEs when `None`).
-    fn quiet(&self, pe: Option<usize>);
+    fn quiet(&self, pe: Option<usize>) -> Result<()>;
     /// A directly usable address of `pe`'s heap byte at `offset`, when it is mapped.
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize>;
     /// The instance that carries the operations of a new communication context, with
@@ -172,18 +207,30 @@ mod tests {
         fn name(&self) -> &'static str {
             "counting"
         }
-        fn put(&self, _: usize, _: usize, _: &[u8]) {}
-        fn get(&self, _: usize, _: usize, _: &mut [u8]) {}
-        fn store_word(&self, _: usize, _: usize, _: usize, _: u64) {}
-        fn load_word(&self, _: usize, _: usize, _: usize) -> u64 {
-            0
+        fn caps(&self) -> Caps {
+            Caps { mapped: false, completes_at_return: false, native_atomics: false, device_memory: false }
         }
-        fn amo(&self, _: usize, _: usize, _: usize, _: AmoOp, _: u64, _: u64) -> u64 {
-            0
+        fn put(&self, _: usize, _: usize, _: &[u8]) -> Result<()> {
+            Ok(())
         }
-        fn fence(&self) {}
-        fn quiet(&self, _: Option<usize>) {
+        fn get(&self, _: usize, _: usize, _: &mut [u8]) -> Result<()> {
+            Ok(())
+        }
+        fn store_word(&self, _: usize, _: usize, _: usize, _: u64) -> Result<()> {
+            Ok(())
+        }
+        fn load_word(&self, _: usize, _: usize, _: usize) -> Result<u64> {
+            Ok(0)
+        }
+        fn amo(&self, _: usize, _: usize, _: usize, _: AmoOp, _: u64, _: u64) -> Result<u64> {
+            Ok(0)
+        }
+        fn fence(&self) -> Result<()> {
+            Ok(())
+        }
+        fn quiet(&self, _: Option<usize>) -> Result<()> {
             self.quiets.fetch_add(1, Ordering::SeqCst);
+            Ok(())
         }
         fn direct_address(&self, _: usize, _: usize) -> Option<usize> {
             None
@@ -207,7 +254,7 @@ mod tests {
         let b = table.for_context(spec(2));
         assert_eq!(a.distinct().len(), 1, "one instance serves every PE of a context");
         for t in a.distinct() {
-            t.quiet(None);
+            t.quiet(None).unwrap();
         }
         let opened = base.opened.lock().unwrap();
         assert_eq!(opened.len(), 2);
@@ -219,7 +266,7 @@ mod tests {
 
     #[test]
     fn transports_without_contexts_are_shared() {
-        let local: Arc<dyn Transport> = Arc::new(local::LocalTransport::new(vec![0, 1 << 20], 1 << 20));
+        let local: Arc<dyn Transport> = Arc::new(local::LocalTransport::new(0, vec![0, 1 << 20], 1 << 20));
         let table = TransportTable::uniform(2, local.clone());
         let ctx = table.for_context(spec(7));
         assert!(Arc::ptr_eq(&ctx.by_pe[1], &local));

@@ -8,6 +8,8 @@
 //! sleep of the target, not one per store. Timed sleeps bound the cost of a store that
 //! bypassed the API (a write through `ptr`).
 
+use crate::bootstrap::status::{WaitEnd, WaitWatch, Watcher};
+use crate::error::{Error, Result};
 use crate::heap::layout::{WAITERS, WAKE_SEQ};
 use crate::heap::words::shared;
 use rustix::thread::futex;
@@ -72,23 +74,34 @@ pub enum WaitOutcome {
 
 /// How to wait.
 #[derive(Debug, Clone, Copy)]
-pub struct WaitPolicy {
+pub struct WaitPolicy<'a> {
     /// Polls before sleeping.
     pub spin: u32,
     /// Give up at this instant.
     pub deadline: Option<Instant>,
     /// Log a warning after waiting this long.
     pub warn_after: Option<Duration>,
+    /// Where a long wait reports (the PE's status board record, its hang limit).
+    pub watcher: &'a Watcher,
 }
 
 /// Waits until `ready()` holds, spinning, then sleeping on the futex of the heap at
 /// `my_heap_base`: the heap that holds the watched words (this PE's, or a mapped peer's,
 /// as the collectives do when they watch a peer's progress word; stores into a heap wake
-/// that heap's waiters). `describe` names what is waited for in the hang warning.
-pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut() -> bool, describe: impl Fn() -> String) -> WaitOutcome {
+/// that heap's waiters). `describe` names what is waited for in the hang warning and on
+/// the job's status board (see [`crate::bootstrap::status`]): say which call, on which
+/// PE, and which PE it waits for. With `RSHMEM_HANG_TIMEOUT` set and no launcher watching,
+/// a wait that passes it logs an error and ends as [`WaitOutcome::TimedOut`]. An error
+/// from `ready` (a load through a failing transport) ends the wait with it.
+pub fn wait_until(
+    my_heap_base: usize,
+    policy: WaitPolicy<'_>,
+    mut ready: impl FnMut() -> Result<bool>,
+    describe: impl Fn() -> String,
+) -> Result<WaitOutcome> {
     for i in 0..policy.spin {
-        if ready() {
-            return WaitOutcome::Ready;
+        if ready()? {
+            return Ok(WaitOutcome::Ready);
         }
         if i % 64 == 63 {
             std::thread::yield_now();
@@ -99,16 +112,19 @@ pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut
     let w = words(my_heap_base);
     let start = Instant::now();
     let mut warned = false;
+    // Publishes the wait on the job's status board once it lasts (the launcher's view
+    // of who waits on whom) and enforces the hang limit where no launcher does.
+    let mut watch = WaitWatch::new(policy.watcher);
     loop {
         // Read the sequence before arming: a wake after the arm bumps it, so the futex
         // wait below returns at once instead of missing that wake.
         let seq = w.seq.load(Ordering::SeqCst);
         w.armed.store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        if ready() {
+        if ready()? {
             // The flag stays armed (another thread of this PE may sleep on it); at most
             // one later store pays for a needless wake.
-            return WaitOutcome::Ready;
+            return Ok(WaitOutcome::Ready);
         }
         let mut slice = sleep_slice();
         if let Some(d) = policy.deadline {
@@ -116,16 +132,24 @@ pub fn wait_until(my_heap_base: usize, policy: WaitPolicy, mut ready: impl FnMut
         }
         let ts = rustix::time::Timespec { tv_sec: slice.as_secs() as i64, tv_nsec: slice.subsec_nanos() as i64 };
         let _ = futex::wait(w.seq, futex::Flags::empty(), seq, Some(&ts));
-        if ready() {
-            return WaitOutcome::Ready;
+        if ready()? {
+            return Ok(WaitOutcome::Ready);
         }
         if policy.deadline.is_some_and(|d| Instant::now() >= d) {
-            return WaitOutcome::TimedOut;
+            return Ok(WaitOutcome::TimedOut);
+        }
+        match watch.tick(&describe) {
+            Ok(()) => {}
+            Err(end @ WaitEnd::HangLimit(_)) => {
+                crate::log::always_warn(&format!("rshmem: {}; failing the call", watch.end_message(&end, &describe())));
+                return Ok(WaitOutcome::TimedOut);
+            }
+            Err(end @ WaitEnd::JobFailed(_)) => return Err(Error::Bootstrap(watch.end_message(&end, &describe()))),
         }
         if let Some(after) = policy.warn_after {
             if !warned && start.elapsed() >= after {
                 warned = true;
-                tracing::warn!("still waiting after {:.0} s for {}", start.elapsed().as_secs_f64(), describe());
+                crate::log::always_warn(&format!("rshmem: still waiting after {:.0} s for {}", start.elapsed().as_secs_f64(), describe()));
             }
         }
     }

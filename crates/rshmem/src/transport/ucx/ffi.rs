@@ -108,10 +108,6 @@ pub const UCS_THREAD_MODE_MULTI: c_uint = 2;
 
 /// `UCP_EP_PARAM_FIELD_REMOTE_ADDRESS`.
 pub const UCP_EP_PARAM_FIELD_REMOTE_ADDRESS: u64 = 1 << 0;
-/// `UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE`.
-pub const UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE: u64 = 1 << 1;
-/// `UCP_ERR_HANDLING_MODE_PEER`: a peer that goes away fails its endpoint, not the process.
-pub const UCP_ERR_HANDLING_MODE_PEER: c_uint = 1;
 /// `UCP_EP_CLOSE_FLAG_FORCE`.
 pub const UCP_EP_CLOSE_FLAG_FORCE: u32 = 1 << 0;
 
@@ -325,7 +321,6 @@ ucp_functions! {
     ucp_worker_get_efd: fn(ucp_worker_h, *mut c_int) -> ucs_status_t;
     ucp_worker_arm: fn(ucp_worker_h) -> ucs_status_t;
     ucp_worker_fence: fn(ucp_worker_h) -> ucs_status_t;
-    ucp_worker_flush_nbx: fn(ucp_worker_h, *const ucp_request_param_t) -> *mut c_void;
     ucp_ep_create: fn(ucp_worker_h, *const ucp_ep_params_t, *mut ucp_ep_h) -> ucs_status_t;
     ucp_ep_close_nbx: fn(ucp_ep_h, *const ucp_request_param_t) -> *mut c_void;
     ucp_ep_flush_nbx: fn(ucp_ep_h, *const ucp_request_param_t) -> *mut c_void;

@@ -30,7 +30,8 @@ pub mod ffi;
 pub mod staged;
 
 use super::notify;
-use super::{AmoOp, Transport};
+use super::{AmoOp, Caps, Transport};
+use crate::bootstrap::status::{WaitWatch, Watcher};
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use crate::heap::SegmentHook;
@@ -64,6 +65,8 @@ pub(crate) struct Worker {
     /// How long a thread keeps polling the worker after activity before it sleeps on the
     /// event descriptor (`RSHMEM_UCX_POLL_US`).
     poll_window: Duration,
+    /// Where this PE's long waits report (status board, hang limit).
+    watcher: Watcher,
 }
 
 /// Decrements the waiting count when a wait ends (also by a panic).
@@ -162,14 +165,16 @@ impl Worker {
 
     /// Waits for what a `*_nbx` call started; `what` names it in the failure message.
     /// Drives the worker itself, polling and sleeping as [`Worker::idle`] says.
-    pub(crate) fn wait(&self, started: *mut c_void, what: impl Fn() -> String) {
+    pub(crate) fn wait(&self, started: *mut c_void, what: impl Fn() -> String) -> Result<()> {
         match classify(started) {
-            Started::Done => {}
-            Started::Failed(st) => self.fail(st, what),
+            Started::Done => Ok(()),
+            Started::Failed(st) => Err(self.failure(st, what)),
             Started::Request(req) => {
                 self.app_waiting.fetch_add(1, Ordering::Relaxed);
                 let _done = AppWaitEnd(&self.app_waiting);
                 let mut last_event = Instant::now();
+                let mut watch = WaitWatch::new(&self.watcher);
+                let describe = || format!("UCX {} on PE {}", what(), self.my_pe);
                 loop {
                     // SAFETY: `req` is a live request returned by UCX, freed only below.
                     let st = unsafe { (self.ucp.ucp_request_check_status)(req) };
@@ -177,12 +182,17 @@ impl Worker {
                         // SAFETY: completed requests are released exactly once.
                         unsafe { (self.ucp.ucp_request_free)(req) };
                         if st != ffi::UCS_OK {
-                            self.fail(st, what);
+                            return Err(self.failure(st, what));
                         }
-                        return;
+                        return Ok(());
                     }
                     let found = self.progress();
                     self.idle(found, &mut last_event);
+                    if let Err(end) = watch.tick(&describe) {
+                        // The request stays with UCX, which may still complete it: it
+                        // is not freed here (a leak of one request on a failing job).
+                        return Err(Error::Transport { call: "ucx", detail: watch.end_message(&end, &describe()), pe: self.my_pe });
+                    }
                 }
             }
         }
@@ -200,7 +210,9 @@ impl Worker {
             // SAFETY: a live endpoint, closed once (callers close each list once).
             let started = unsafe { (self.ucp.ucp_ep_close_nbx)(ep, &param) };
             if !force {
-                self.wait(started, || format!("close of the endpoint to PE {pe}"));
+                if let Err(e) = self.wait(started, || format!("close of the endpoint to PE {pe}")) {
+                    tracing::warn!("{e}");
+                }
             } else if let Started::Request(req) = classify(started) {
                 for _ in 0..100_000 {
                     // SAFETY: a live request, released below.
@@ -227,8 +239,9 @@ impl Worker {
         }
     }
 
-    pub(crate) fn fail(&self, st: ffi::ucs_status_t, what: impl Fn() -> String) -> ! {
-        panic!("rshmem: PE {}: UCX {} failed: {}", self.my_pe, what(), self.ucp.status_text(st))
+    /// The error for a UCX operation (`what`) that ended with status `st`.
+    pub(crate) fn failure(&self, st: ffi::ucs_status_t, what: impl Fn() -> String) -> Error {
+        Error::Transport { call: "ucx", detail: format!("{} failed: {}", what(), self.ucp.status_text(st)), pe: self.my_pe }
     }
 
     pub(crate) fn check(&self, call: &'static str, st: ffi::ucs_status_t) -> Result<()> {
@@ -279,10 +292,11 @@ pub fn available() -> std::result::Result<(), String> {
 impl UcxTransport {
     /// Collective: opens UCX, exchanges worker addresses and heap bases with every PE and
     /// connects to the PEs in `serve` (the others get no endpoint). `my_base` is this PE's
-    /// heap base. Registers no memory yet: see [`SegmentHook`].
-    pub fn new(boot: &mut dyn Bootstrap, my_base: usize, serve: &[bool]) -> Result<UcxTransport> {
+    /// heap base; `waits` says how waits behave. Registers no memory yet: see
+    /// [`SegmentHook`].
+    pub fn new(boot: &mut dyn Bootstrap, my_base: usize, serve: &[bool], waits: Waits) -> Result<UcxTransport> {
         let features = ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO32 | ffi::UCP_FEATURE_AMO64;
-        let (w, eps, peer_bases) = connect(boot, my_base, serve, features, |_| Ok(()))?;
+        let (w, eps, peer_bases) = connect(boot, my_base, serve, waits, features, |_| Ok(()))?;
         let n_pes = eps.len();
         let my_pe = w.my_pe;
         let w = Arc::new(w);
@@ -301,7 +315,7 @@ impl UcxTransport {
             .name(format!("rshmem-ucx-progress-pe{my_pe}"))
             .spawn(move || w.run(&|| 0))
             .map_err(|e| Error::os("start the UCX progress thread", e))?;
-        *t.progress.lock().expect("progress lock") = Some(handle);
+        *t.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
         notify::set_sleep_slice(Duration::from_millis(1));
         tracing::debug!(pe = my_pe, "UCX transport up");
         Ok(t)
@@ -317,13 +331,14 @@ pub(crate) fn connect(
     boot: &mut dyn Bootstrap,
     my_base: usize,
     serve: &[bool],
+    waits: Waits,
     features: u64,
     before_exchange: impl FnOnce(&Worker) -> Result<()>,
 ) -> Result<(Worker, Vec<ffi::ucp_ep_h>, Vec<u64>)> {
     let (my_pe, n_pes) = (boot.rank(), boot.size());
     // Every PE joins the exchanges below even when its own set-up failed, so that the
     // others learn of it instead of waiting.
-    let opened = open(my_pe, my_base, features).and_then(|(w, addr)| before_exchange(&w).map(|_| (w, addr)));
+    let opened = open(my_pe, my_base, waits, features).and_then(|(w, addr)| before_exchange(&w).map(|_| (w, addr)));
     let mut mine = Vec::new();
     match &opened {
         Ok((_, addr)) => {
@@ -338,7 +353,7 @@ pub(crate) fn connect(
     if let Some(pe) = all.iter().position(|b| b.first() != Some(&1)) {
         return Err(Error::Transport { call: "init", detail: format!("UCX set-up failed on PE {pe}"), pe: my_pe });
     }
-    let peer_bases = all.iter().map(|b| u64::from_le_bytes(b[1..9].try_into().expect("8 bytes"))).collect();
+    let peer_bases = all.iter().map(|b| b[1..9].iter().rev().fold(0u64, |v, &byte| (v << 8) | u64::from(byte))).collect();
     let mut eps = vec![std::ptr::null_mut(); n_pes];
     for (pe, blob) in all.iter().enumerate() {
         if !serve[pe] {
@@ -355,12 +370,18 @@ pub(crate) fn connect(
     Ok((w, eps, peer_bases))
 }
 
+/// How a UCX worker's waits behave: `RSHMEM_UCX_POLL_US` (see [`Worker::idle`]) and where
+/// long waits report.
+#[derive(Debug, Clone)]
+pub struct Waits {
+    /// How long to keep polling after the last event before sleeping.
+    pub poll_window: Duration,
+    /// This PE's status board record and hang limit.
+    pub watcher: Watcher,
+}
+
 /// Loads libucp, creates the context and worker; returns them and the worker address.
-fn open(my_pe: usize, my_base: usize, features: u64) -> Result<(Worker, Vec<u8>)> {
-    let poll_window = crate::env::ucx_poll_window().map_err(|e| match e {
-        Error::InvalidArgument { call, arg, detail, .. } => Error::InvalidArgument { call, arg, detail, pe: my_pe },
-        other => other,
-    })?;
+fn open(my_pe: usize, my_base: usize, waits: Waits, features: u64) -> Result<(Worker, Vec<u8>)> {
     let ucp = Ucp::load().map_err(|e| Error::Unsupported {
         call: "init",
         detail: format!("RSHMEM_TRANSPORT=ucx (or a remote peer) needs UCX, but {e}; install UCX (Debian: libucx0)"),
@@ -402,8 +423,19 @@ fn open(my_pe: usize, my_base: usize, features: u64) -> Result<(Worker, Vec<u8>)
     let mut len = 0usize;
     // SAFETY: live worker; the address is copied, then released.
     let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
-    let w =
-        Worker { ucp, context, worker, efd, my_pe, my_base, stop: AtomicBool::new(false), app_waiting: AtomicUsize::new(0), poll_window };
+    let Waits { poll_window, watcher } = waits;
+    let w = Worker {
+        ucp,
+        context,
+        worker,
+        efd,
+        my_pe,
+        my_base,
+        stop: AtomicBool::new(false),
+        app_waiting: AtomicUsize::new(0),
+        poll_window,
+        watcher,
+    };
     w.check("init: ucp_worker_get_address", st)?;
     // SAFETY: UCX returned `len` readable bytes at `addr`.
     let blob = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();
@@ -415,10 +447,21 @@ fn open(my_pe: usize, my_base: usize, features: u64) -> Result<(Worker, Vec<u8>)
 impl UcxTransport {
     /// The endpoint, remote address and rkey for `len` bytes at `offset` of `pe`'s heap,
     /// split at region boundaries: calls `f(ep, raddr, rkey, start, n)` per piece.
-    fn pieces(&self, pe: usize, offset: usize, len: usize, mut f: impl FnMut(ffi::ucp_ep_h, u64, ffi::ucp_rkey_h, usize, usize)) {
-        assert!(!self.closed.load(Ordering::Relaxed), "rshmem: PE {}: UCX operation to PE {pe} after finalize", self.w.my_pe);
+    fn pieces(
+        &self,
+        pe: usize,
+        offset: usize,
+        len: usize,
+        mut f: impl FnMut(ffi::ucp_ep_h, u64, ffi::ucp_rkey_h, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let refuse = |detail: String| Error::Transport { call: "ucx", detail, pe: self.w.my_pe };
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(refuse(format!("operation to PE {pe} after finalize")));
+        }
         let ep = self.eps[pe];
-        assert!(!ep.is_null(), "rshmem: PE {}: the UCX transport does not serve PE {pe}", self.w.my_pe);
+        if ep.is_null() {
+            return Err(refuse(format!("the UCX transport does not serve PE {pe}")));
+        }
         let regions = self.regions.read().unwrap_or_else(|p| p.into_inner());
         let mut done = 0usize;
         while done < len.max(1) {
@@ -426,15 +469,16 @@ impl UcxTransport {
             let r = regions
                 .iter()
                 .find(|r| at >= r.offset && at < r.offset + r.len)
-                .unwrap_or_else(|| panic!("rshmem: PE {}: offset {at:#x} of PE {pe}'s heap is not registered with UCX", self.w.my_pe));
+                .ok_or_else(|| refuse(format!("offset {at:#x} of PE {pe}'s heap is not registered with UCX")))?;
             let n = (len - done).min(r.offset + r.len - at);
-            f(ep, self.peer_bases[pe] + at as u64, r.rkeys[pe], done, n);
+            f(ep, self.peer_bases[pe] + at as u64, r.rkeys[pe], done, n)?;
             done += n.max(1);
         }
+        Ok(())
     }
 
     /// One UCX atomic on a 4- or 8-byte word; returns the old value.
-    fn atomic(&self, pe: usize, offset: usize, width: usize, op: ffi::ucp_atomic_op_t, operand: u64, compare: u64) -> u64 {
+    fn atomic(&self, pe: usize, offset: usize, width: usize, op: ffi::ucp_atomic_op_t, operand: u64, compare: u64) -> Result<u64> {
         debug_assert!(width == 4 || width == 8);
         // CSWAP compares the word with `buffer` and writes the reply buffer's value
         // (UCX's table: "if (X == Y) then Y = Z", X in buffer, Z in reply_buffer).
@@ -451,29 +495,25 @@ impl UcxTransport {
             // SAFETY: `value` and `reply` hold `width` bytes (little endian: the low bytes
             // of the u64) and outlive the wait below; ep and rkey are live.
             let started = unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) };
-            self.w.wait(started, || format!("{width}-byte atomic {op} on PE {pe} at offset {offset:#x}"));
-        });
+            self.w.wait(started, || format!("{width}-byte atomic {op} on PE {pe} at offset {offset:#x}"))
+        })?;
         let old = u64::from_le_bytes(reply);
-        if width == 4 {
-            old & 0xffff_ffff
-        } else {
-            old
-        }
+        Ok(if width == 4 { old & 0xffff_ffff } else { old })
     }
 
     /// An atomic on a 1- or 2-byte word: compare-and-swap on the aligned 4-byte word
     /// that holds it until no other update came between.
-    fn narrow_amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+    fn narrow_amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
         let word = offset & !3;
         let shift = (offset - word) * 8;
         let mask = ((1u64 << (width * 8)) - 1) << shift;
-        let mut cur = self.atomic(pe, word, 4, ffi::UCP_ATOMIC_OP_ADD, 0, 0);
+        let mut cur = self.atomic(pe, word, 4, ffi::UCP_ATOMIC_OP_ADD, 0, 0)?;
         loop {
             let old = (cur & mask) >> shift;
             let new = match op {
-                AmoOp::Fetch => return old,
+                AmoOp::Fetch => return Ok(old),
                 AmoOp::Set | AmoOp::Swap => operand,
-                AmoOp::CompareSwap if old != compare & (mask >> shift) => return old,
+                AmoOp::CompareSwap if old != compare & (mask >> shift) => return Ok(old),
                 AmoOp::CompareSwap => operand,
                 AmoOp::FetchAdd => old.wrapping_add(operand),
                 AmoOp::FetchAnd => old & operand,
@@ -481,9 +521,9 @@ impl UcxTransport {
                 AmoOp::FetchXor => old ^ operand,
             };
             let next = (cur & !mask) | ((new << shift) & mask);
-            let seen = self.atomic(pe, word, 4, ffi::UCP_ATOMIC_OP_CSWAP, next, cur);
+            let seen = self.atomic(pe, word, 4, ffi::UCP_ATOMIC_OP_CSWAP, next, cur)?;
             if seen == cur {
-                return old;
+                return Ok(old);
             }
             cur = seen;
         }
@@ -495,8 +535,9 @@ impl UcxTransport {
         if self.closed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
-        self.quiet(None);
+        let flushed = self.quiet(None);
         self.w.close_endpoints(&self.eps, false);
+        flushed?;
         boot.barrier()
     }
 }
@@ -523,25 +564,30 @@ impl Transport for UcxTransport {
         "ucx"
     }
 
-    fn put(&self, pe: usize, offset: usize, src: &[u8]) {
+    fn caps(&self) -> Caps {
+        Caps { mapped: false, completes_at_return: false, native_atomics: true, device_memory: false }
+    }
+
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()> {
         if src.is_empty() {
-            return;
+            return Ok(());
         }
         let param = ffi::ucp_request_param_t::empty();
         self.pieces(pe, offset, src.len(), |ep, raddr, rkey, start, n| {
             // SAFETY: `src[start..start+n]` is readable and outlives the wait (local
             // completion: UCX is done with the buffer when the request completes).
             let started = unsafe { (self.w.ucp.ucp_put_nbx)(ep, src[start..].as_ptr().cast(), n, raddr, rkey, &param) };
-            self.w.wait(started, || format!("put of {n} bytes to PE {pe} at offset {:#x}", offset + start));
-        });
+            self.w.wait(started, || format!("put of {n} bytes to PE {pe} at offset {:#x}", offset + start))
+        })?;
         // Counted after it was issued: a flush started after a quiet read this count
         // covers the put.
         self.puts[pe].fetch_add(1, Ordering::Release);
+        Ok(())
     }
 
-    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
         if dst.is_empty() {
-            return;
+            return Ok(());
         }
         let param = ffi::ucp_request_param_t::empty();
         let base = dst.as_mut_ptr();
@@ -549,38 +595,39 @@ impl Transport for UcxTransport {
             // SAFETY: `base+start..+n` lies in `dst`, writable and alive until the
             // request completes (waited for here).
             let started = unsafe { (self.w.ucp.ucp_get_nbx)(ep, base.add(start).cast(), n, raddr, rkey, &param) };
-            self.w.wait(started, || format!("get of {n} bytes from PE {pe} at offset {:#x}", offset + start));
-        });
+            self.w.wait(started, || format!("get of {n} bytes from PE {pe} at offset {:#x}", offset + start))
+        })
     }
 
-    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
-        self.amo(pe, offset, width, AmoOp::Set, value, 0);
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) -> Result<()> {
+        self.amo(pe, offset, width, AmoOp::Set, value, 0).map(|_| ())
     }
 
-    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64 {
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64> {
         self.amo(pe, offset, width, AmoOp::Fetch, 0, 0)
     }
 
-    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
         match width {
             4 | 8 => {
                 let operand = if op == AmoOp::Fetch { 0 } else { operand };
                 self.atomic(pe, offset, width, ucx_op(op), operand, compare)
             }
             1 | 2 => self.narrow_amo(pe, offset, width, op, operand, compare),
-            w => panic!("atomic width {w} is not 1, 2, 4 or 8"),
+            w => Err(Error::Transport { call: "ucx atomic", detail: format!("word width {w} is not 1, 2, 4 or 8"), pe: self.w.my_pe }),
         }
     }
 
-    fn fence(&self) {
+    fn fence(&self) -> Result<()> {
         // SAFETY: live worker.
         let st = unsafe { (self.w.ucp.ucp_worker_fence)(self.w.worker) };
         if st != ffi::UCS_OK {
-            self.w.fail(st, || "fence".into());
+            return Err(self.w.failure(st, || "fence".into()));
         }
+        Ok(())
     }
 
-    fn quiet(&self, pe: Option<usize>) {
+    fn quiet(&self, pe: Option<usize>) -> Result<()> {
         let param = ffi::ucp_request_param_t::empty();
         let pes = match pe {
             Some(pe) => pe..pe + 1,
@@ -597,10 +644,17 @@ impl Transport for UcxTransport {
                 started.push((pe, issued, unsafe { (self.w.ucp.ucp_ep_flush_nbx)(self.eps[pe], &param) }));
             }
         }
+        let mut outcome = Ok(());
         for (pe, issued, s) in started {
-            self.w.wait(s, || format!("flush of the endpoint to PE {pe}"));
-            self.flushed[pe].fetch_max(issued, Ordering::Release);
+            match self.w.wait(s, || format!("flush of the endpoint to PE {pe}")) {
+                Ok(()) => {
+                    self.flushed[pe].fetch_max(issued, Ordering::Release);
+                }
+                // Every started flush is waited for; the first failure is reported.
+                Err(e) => outcome = outcome.and(Err(e)),
+            }
         }
+        outcome
     }
 
     fn direct_address(&self, _pe: usize, _offset: usize) -> Option<usize> {

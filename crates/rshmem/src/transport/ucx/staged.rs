@@ -21,11 +21,12 @@
 //! fetching atomics wait for their reply.
 
 use super::ffi;
-use super::{connect, zeroed, AppWaitEnd, Worker};
+use super::{connect, zeroed, AppWaitEnd, Waits, Worker};
+use crate::bootstrap::status::WaitWatch;
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use crate::heap::SegmentHook;
-use crate::transport::{AmoOp, Transport};
+use crate::transport::{AmoOp, Caps, Transport};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -235,16 +236,22 @@ impl Shared {
     }
 
     /// Sends one message to `pe` and waits until UCX is done with the buffer.
-    fn send(&self, pe: usize, am: u32, buf: &[u8]) {
+    fn send(&self, pe: usize, am: u32, buf: &[u8]) -> Result<()> {
         let ep = self.eps[pe];
-        assert!(!ep.is_null(), "rshmem: PE {}: the staged UCX transport does not serve PE {pe}", self.my_pe());
+        if ep.is_null() {
+            return Err(Error::Transport {
+                call: "ucx-am",
+                detail: format!("the staged UCX transport does not serve PE {pe}"),
+                pe: self.my_pe(),
+            });
+        }
         let mut param = ffi::ucp_request_param_t::empty();
         param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = ffi::UCP_AM_SEND_FLAG_EAGER;
         // SAFETY: live endpoint; `buf` is readable and outlives the wait below (UCX is
         // done with it when the request completes).
         let started = unsafe { (self.w.ucp.ucp_am_send_nbx)(ep, am, std::ptr::null(), 0, buf.as_ptr().cast(), buf.len(), &param) };
-        self.w.wait(started, || format!("active message of {} bytes to PE {pe}", buf.len()));
+        self.w.wait(started, || format!("active message of {} bytes to PE {pe}", buf.len()))
     }
 
     /// Carries out the requests whose turn has come; returns how many.
@@ -271,17 +278,17 @@ impl Shared {
             Err(format!("PE {my_pe} refused a staged request from PE {}: {len} bytes at offset {offset:#x} lie outside its heap", h.src))
         } else {
             match h.kind {
-                Kind::Put if data.len() == len => {
-                    self.me.put(my_pe, offset, data);
-                    Ok(Vec::new())
-                }
+                Kind::Put if data.len() == len => self.me.put(my_pe, offset, data).map(|_| Vec::new()).map_err(|e| e.to_string()),
                 Kind::Get => {
                     let mut buf = vec![0u8; len];
-                    self.me.get(my_pe, offset, &mut buf);
-                    Ok(buf)
+                    self.me.get(my_pe, offset, &mut buf).map(|_| buf).map_err(|e| e.to_string())
                 }
                 Kind::Amo if [1, 2, 4, 8].contains(&h.width) && len == h.width as usize => match AmoOp::from_code(h.op) {
-                    Some(op) => Ok(self.me.amo(my_pe, offset, len, op, h.operand, h.compare).to_le_bytes().to_vec()),
+                    Some(op) => self
+                        .me
+                        .amo(my_pe, offset, len, op, h.operand, h.compare)
+                        .map(|v| v.to_le_bytes().to_vec())
+                        .map_err(|e| e.to_string()),
                     None => Err(format!("PE {my_pe}: staged atomic from PE {} has unknown operation {}", h.src, h.op)),
                 },
                 k => Err(format!("PE {my_pe}: malformed staged {k:?} request from PE {}", h.src)),
@@ -296,21 +303,30 @@ impl Shared {
             }
         };
         reply.len = body.len() as u64;
-        self.send(h.src, AM_REPLY, &reply.encode(&body));
+        if let Err(e) = self.send(h.src, AM_REPLY, &reply.encode(&body)) {
+            // The requester waits for this reply; say why it will not come.
+            tracing::error!("staged reply to PE {} lost: {e}", h.src);
+            self.mail.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.to_string());
+        }
     }
 
-    /// Drives UCX and this PE's requests until `f` has a value.
-    fn wait_until<T>(&self, mut f: impl FnMut() -> Option<T>) -> T {
+    /// Drives UCX and this PE's requests until `f` has a value (or the hang limit passes).
+    fn wait_until<T>(&self, mut f: impl FnMut() -> Option<T>) -> Result<T> {
         self.w.app_waiting.fetch_add(1, Ordering::Relaxed);
         let _end = AppWaitEnd(&self.w.app_waiting);
         let mut last_event = std::time::Instant::now();
+        let mut watch = WaitWatch::new(&self.w.watcher);
+        let describe = || format!("a reply of the staged UCX protocol on PE {}", self.w.my_pe);
         loop {
             if let Some(v) = f() {
                 self.service();
-                return v;
+                return Ok(v);
             }
             let found = self.w.progress() + self.service();
             self.w.idle(found, &mut last_event);
+            if let Err(end) = watch.tick(&describe) {
+                return Err(Error::Transport { call: "ucx-am", detail: watch.end_message(&end, &describe()), pe: self.my_pe() });
+            }
         }
     }
 
@@ -328,8 +344,11 @@ impl Shared {
         compare: u64,
         data: &[u8],
         reply: bool,
-    ) -> Option<Vec<u8>> {
-        assert!(!self.closed.load(Ordering::Relaxed), "rshmem: PE {}: staged UCX operation to PE {pe} after finalize", self.my_pe());
+    ) -> Result<Option<Vec<u8>>> {
+        let fail = |detail: String| Error::Transport { call: "ucx-am", detail, pe: self.my_pe() };
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(fail(format!("staged {kind:?} to PE {pe} after finalize")));
+        }
         let id = if reply { self.next_id.fetch_add(1, Ordering::Relaxed) } else { 0 };
         if !reply {
             self.unacked_sent[pe].fetch_add(1, Ordering::Relaxed);
@@ -337,21 +356,42 @@ impl Shared {
         let seq = self.next_seq[pe].fetch_add(1, Ordering::Relaxed);
         let h =
             Header { kind, src: self.my_pe(), seq, id, offset: offset as u64, len: len as u64, width: width as u64, op, operand, compare };
-        self.send(pe, AM_REQUEST, &h.encode(data));
+        self.send(pe, AM_REQUEST, &h.encode(data))?;
         if !reply {
-            return None;
+            return Ok(None);
         }
-        let answer = self.wait_until(|| self.mail.replies.lock().unwrap_or_else(|p| p.into_inner()).remove(&id));
-        match answer {
-            Ok(v) => Some(v),
-            Err(e) => panic!("rshmem: PE {}: staged {kind:?} to PE {pe} at offset {offset:#x} failed: {e}", self.my_pe()),
+        let answer = self.wait_until(|| self.mail.replies.lock().unwrap_or_else(|p| p.into_inner()).remove(&id))?;
+        answer.map(Some).map_err(|e| fail(format!("staged {kind:?} to PE {pe} at offset {offset:#x} failed: {e}")))
+    }
+
+    /// The failure a peer reported for a request that needed no reply, if any.
+    fn check_failure(&self) -> Result<()> {
+        match self.mail.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(Error::Transport { call: "ucx-am", detail: format!("a staged UCX operation failed: {e}"), pe: self.my_pe() }),
+            None => Ok(()),
         }
     }
 
-    fn check_failure(&self) {
-        if let Some(e) = self.mail.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            panic!("rshmem: PE {}: a staged UCX operation failed: {e}", self.my_pe());
+    /// A request whose answer must hold `expect` bytes, and the answer.
+    #[allow(clippy::too_many_arguments)]
+    fn ask(
+        &self,
+        pe: usize,
+        kind: Kind,
+        offset: usize,
+        len: usize,
+        width: usize,
+        op: u64,
+        operand: u64,
+        compare: u64,
+        expect: usize,
+    ) -> Result<Vec<u8>> {
+        let data = self.request(pe, kind, offset, len, width, op, operand, compare, &[], true)?.unwrap_or_default();
+        if data.len() != expect {
+            let detail = format!("staged {kind:?} from PE {pe} returned {} of {expect} bytes", data.len());
+            return Err(Error::Transport { call: "ucx-am", detail, pe: self.my_pe() });
         }
+        Ok(data)
     }
 }
 
@@ -382,7 +422,14 @@ impl StagedTransport {
     /// Collective: opens UCX with active messages, registers the handlers, connects to
     /// the PEs in `serve` and starts the progress thread. `me` carries out peers'
     /// requests on this PE's heap; `span` bounds the offsets accepted (one PE's heap span).
-    pub fn new(boot: &mut dyn Bootstrap, my_base: usize, serve: &[bool], me: Arc<dyn Transport>, span: usize) -> Result<StagedTransport> {
+    pub fn new(
+        boot: &mut dyn Bootstrap,
+        my_base: usize,
+        serve: &[bool],
+        waits: Waits,
+        me: Arc<dyn Transport>,
+        span: usize,
+    ) -> Result<StagedTransport> {
         let n_pes = boot.size();
         let mail = Box::new(Mailbox {
             inbox: Mutex::new(Vec::new()),
@@ -409,7 +456,7 @@ impl StagedTransport {
             }
             Ok(())
         };
-        let (w, eps, _bases) = connect(boot, my_base, serve, ffi::UCP_FEATURE_AM, register)?;
+        let (w, eps, _bases) = connect(boot, my_base, serve, waits, ffi::UCP_FEATURE_AM, register)?;
         let my_pe = w.my_pe;
         let s = Arc::new(Shared {
             w,
@@ -443,7 +490,7 @@ impl StagedTransport {
         if self.s.closed.load(Ordering::SeqCst) {
             return Ok(());
         }
-        self.quiet(None);
+        self.quiet(None)?;
         // Every PE has its acknowledgements: no request is in flight to or from anyone
         // once all have met here, so the endpoints may close.
         boot.barrier()?;
@@ -464,53 +511,50 @@ impl Transport for StagedTransport {
         "ucx-am"
     }
 
-    fn put(&self, pe: usize, offset: usize, src: &[u8]) {
+    fn caps(&self) -> Caps {
+        Caps { mapped: false, completes_at_return: false, native_atomics: false, device_memory: true }
+    }
+
+    fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()> {
         for (i, piece) in src.chunks(MAX_PIECE).enumerate() {
             let at = offset + i * MAX_PIECE;
-            self.s.request(pe, Kind::Put, at, piece.len(), 0, 0, 0, 0, piece, false);
+            self.s.request(pe, Kind::Put, at, piece.len(), 0, 0, 0, 0, piece, false)?;
         }
+        Ok(())
     }
 
-    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) {
+    fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
         for (i, piece) in dst.chunks_mut(MAX_PIECE).enumerate() {
             let at = offset + i * MAX_PIECE;
-            let data = self.s.request(pe, Kind::Get, at, piece.len(), 0, 0, 0, 0, &[], true).expect("a reply");
-            assert_eq!(
-                data.len(),
-                piece.len(),
-                "rshmem: PE {}: staged get from PE {pe} returned {} of {} bytes",
-                self.s.my_pe(),
-                data.len(),
-                piece.len()
-            );
-            piece.copy_from_slice(&data);
+            piece.copy_from_slice(&self.s.ask(pe, Kind::Get, at, piece.len(), 0, 0, 0, 0, piece.len())?);
         }
+        Ok(())
     }
 
-    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) {
-        self.s.request(pe, Kind::Amo, offset, width, width, AmoOp::Set.code() as u64, value, 0, &[], false);
+    fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) -> Result<()> {
+        self.s.request(pe, Kind::Amo, offset, width, width, AmoOp::Set.code() as u64, value, 0, &[], false).map(|_| ())
     }
 
-    fn load_word(&self, pe: usize, offset: usize, width: usize) -> u64 {
+    fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64> {
         self.amo(pe, offset, width, AmoOp::Fetch, 0, 0)
     }
 
-    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> u64 {
-        assert!([1, 2, 4, 8].contains(&width), "atomic width {width} is not 1, 2, 4 or 8");
-        let data = self.s.request(pe, Kind::Amo, offset, width, width, op.code() as u64, operand, compare, &[], true).expect("a reply");
-        u64::from_le_bytes(
-            data.get(..8)
-                .and_then(|b| b.try_into().ok())
-                .unwrap_or_else(|| panic!("rshmem: PE {}: short atomic reply from PE {pe}", self.s.my_pe())),
-        )
+    fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
+        if ![1, 2, 4, 8].contains(&width) {
+            let detail = format!("word width {width} is not 1, 2, 4 or 8");
+            return Err(Error::Transport { call: "ucx-am atomic", detail, pe: self.s.my_pe() });
+        }
+        let data = self.s.ask(pe, Kind::Amo, offset, width, width, op.code() as u64, operand, compare, 8)?;
+        Ok(data.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b)))
     }
 
-    fn fence(&self) {
+    fn fence(&self) -> Result<()> {
         // Requests from this PE to each target take effect in issue order (sequence
         // numbers, see the module text), so there is nothing to wait for.
+        Ok(())
     }
 
-    fn quiet(&self, pe: Option<usize>) {
+    fn quiet(&self, pe: Option<usize>) -> Result<()> {
         let s = &self.s;
         let pes: Vec<usize> = match pe {
             Some(p) => vec![p],
@@ -521,9 +565,9 @@ impl Transport for StagedTransport {
             if sent == 0 {
                 continue;
             }
-            s.wait_until(|| (s.mail.acked[p].load(Ordering::Acquire) >= sent).then_some(()));
+            s.wait_until(|| (s.mail.acked[p].load(Ordering::Acquire) >= sent).then_some(()))?;
         }
-        s.check_failure();
+        s.check_failure()
     }
 
     fn direct_address(&self, _pe: usize, _offset: usize) -> Option<usize> {

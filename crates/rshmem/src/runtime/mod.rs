@@ -1,0 +1,195 @@
+//! The state of one PE: [`Runtime`], a plain value built once by `init` and shared by
+//! every handle ([`crate::Ctx`]) and allocation ([`crate::Sym`]) of that PE.
+//!
+//! It owns what lies below it (bootstrap, heap, transports, GPU) and the PE's tables
+//! (teams, hosts, contexts, locks); the operations in `ops`, `coll` and `team` are
+//! functions over it. Nothing here imports those layers, and there is no process-wide
+//! state: two runtimes in one process are independent.
+
+pub(crate) mod context;
+pub(crate) mod hosts;
+pub(crate) mod teams;
+
+use crate::bootstrap::status::Watcher;
+use crate::bootstrap::Bootstrap;
+use crate::config::{Config, Forced};
+use crate::error::{Error, Result};
+use crate::heap::SymmetricHeap;
+use crate::transport::notify::WaitPolicy;
+use crate::transport::{Transport, TransportTable};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use teams::TeamTable;
+
+/// State shared by every handle of one PE's runtime.
+pub(crate) struct Runtime {
+    pub(crate) my_pe: usize,
+    pub(crate) n_pes: usize,
+    pub(crate) config: Config,
+    boot: Mutex<Box<dyn Bootstrap>>,
+    pub(crate) heap: SymmetricHeap,
+    pub(crate) transports: TransportTable,
+    /// The host (shared-memory domain) of every PE: PEs with the same number reach each
+    /// other through mapped memory.
+    pub(crate) host_of: Vec<usize>,
+    pub(crate) teams: TeamTable,
+    /// Collective algorithms forced by `RSHMEM_COLL_ALGO`.
+    pub(crate) forced: Forced,
+    /// Number of the next communication context (0 is the default context).
+    pub(crate) next_ctx_id: AtomicU32,
+    /// Distributed locks this PE holds.
+    pub(crate) locks: HeldLocks,
+    /// Where this PE's long waits report: the launcher's status board, the hang limit.
+    pub(crate) watcher: Watcher,
+    #[cfg(feature = "cuda")]
+    pub(crate) gpu: Option<std::sync::Arc<crate::gpu::Gpu>>,
+    /// The GPU PE's host proxy, when some peers are reached through it.
+    #[cfg(feature = "cuda")]
+    pub(crate) proxy: Option<crate::transport::proxy::Proxy>,
+    finalized: AtomicBool,
+}
+
+/// What [`Runtime::new`] assembles.
+pub(crate) struct RuntimeParts {
+    pub(crate) config: Config,
+    pub(crate) boot: Box<dyn Bootstrap>,
+    pub(crate) heap: SymmetricHeap,
+    pub(crate) transports: TransportTable,
+    pub(crate) host_of: Vec<usize>,
+    pub(crate) teams: TeamTable,
+    pub(crate) forced: Forced,
+    pub(crate) watcher: Watcher,
+    #[cfg(feature = "cuda")]
+    pub(crate) gpu: Option<std::sync::Arc<crate::gpu::Gpu>>,
+    #[cfg(feature = "cuda")]
+    pub(crate) proxy: Option<crate::transport::proxy::Proxy>,
+}
+
+impl Runtime {
+    /// The runtime of the PE whose parts `init` built.
+    pub(crate) fn new(p: RuntimeParts) -> Runtime {
+        Runtime {
+            my_pe: p.boot.rank(),
+            n_pes: p.boot.size(),
+            config: p.config,
+            boot: Mutex::new(p.boot),
+            heap: p.heap,
+            transports: p.transports,
+            host_of: p.host_of,
+            teams: p.teams,
+            forced: p.forced,
+            next_ctx_id: AtomicU32::new(1),
+            locks: HeldLocks::default(),
+            watcher: p.watcher,
+            #[cfg(feature = "cuda")]
+            gpu: p.gpu,
+            #[cfg(feature = "cuda")]
+            proxy: p.proxy,
+            finalized: AtomicBool::new(false),
+        }
+    }
+
+    /// The bootstrap (exchanges, barriers, abort).
+    pub(crate) fn boot(&self) -> MutexGuard<'_, Box<dyn Bootstrap>> {
+        self.boot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The transport that reaches `pe`.
+    #[inline]
+    pub(crate) fn to(&self, pe: usize) -> &dyn Transport {
+        self.transports.to(pe)
+    }
+
+    /// How waits behave: spin count, hang warning, optional deadline.
+    pub(crate) fn wait_policy(&self, timeout: Option<Duration>) -> WaitPolicy<'_> {
+        WaitPolicy {
+            spin: self.config.spin,
+            deadline: timeout.map(|t| Instant::now() + t),
+            warn_after: self.config.wait_warn,
+            watcher: &self.watcher,
+        }
+    }
+
+    /// Completes every operation of the default context's transports.
+    pub(crate) fn quiet_all(&self) -> Result<()> {
+        for t in self.transports.distinct() {
+            t.quiet(None).map_err(|e| e.during("quiet"))?;
+        }
+        Ok(())
+    }
+
+    /// Whether `pe`'s heap is reachable by load and store from this process.
+    pub(crate) fn mapped(&self, pe: usize) -> bool {
+        self.to(pe).caps().mapped
+    }
+
+    /// Finalizes once (collective): completes this PE's operations, meets every PE in the
+    /// bootstrap's barrier, stops the GPU proxy and lets the transports and the bootstrap
+    /// say goodbye. Later calls return `Ok` at once.
+    pub(crate) fn finalize(&self) -> Result<()> {
+        if self.finalized.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.quiet_all()?;
+        self.boot().barrier()?;
+        // The proxy finishes what kernels left in its ring before the transports close.
+        #[cfg(feature = "cuda")]
+        if let Some(p) = &self.proxy {
+            p.stop();
+        }
+        let mut boot = self.boot();
+        self.heap.finalize_hook(&mut **boot)?;
+        boot.finalize()
+    }
+
+    /// Ends the whole job with `code`, saying `why`.
+    pub(crate) fn abort(&self, code: i32, why: &str) -> ! {
+        self.boot().abort(code, why)
+    }
+
+    /// An error for `call` about an argument of this PE.
+    pub(crate) fn invalid(&self, call: &'static str, arg: &'static str, detail: impl Into<String>) -> Error {
+        Error::InvalidArgument { call, arg, detail: detail.into(), pe: self.my_pe }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if !self.finalized.load(Ordering::SeqCst) {
+            if std::thread::panicking() {
+                // Ends the job, or (thread PEs) fails every PE's waits and lets the
+                // program see the panic; either way there is nothing to finalize.
+                let msg = format!("PE {} panicked before finalize", self.my_pe);
+                self.boot().fail(&msg);
+                return;
+            }
+            if let Err(e) = self.finalize() {
+                crate::log::always_warn(&format!("rshmem: PE {}: finalize failed: {e}", self.my_pe));
+            }
+        }
+    }
+}
+
+/// What this PE is doing with a lock (see `ops::lock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LockState {
+    /// Queued, waiting for the predecessor's hand-over.
+    Acquiring,
+    /// Held.
+    Held,
+    /// Being handed to the successor.
+    Releasing,
+}
+
+/// The locks this PE holds or is acquiring, by heap offset of the lock word.
+#[derive(Debug, Default)]
+pub(crate) struct HeldLocks(Mutex<HashMap<usize, LockState>>);
+
+impl HeldLocks {
+    /// The table, locked.
+    pub(crate) fn map(&self) -> MutexGuard<'_, HashMap<usize, LockState>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# One GPU-host session of checks and measurements, from a bundle made by
+# scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|python
+#   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
+#           processes (2) and as threads of one process (2, 4, 8); plain C programs get
+#           host memory.
+#   perf:   rshmem-perf's GPU suite with PEs as threads (2, 4, 8) and as processes (2),
+#           the cases issue 20 names; NVSHMEM beside the 2-process run.
+#   python: the Python package's GPU check.
+# Logs go to $OUT (one archive), a summary table is printed last.
+set -uo pipefail
+B=${BUNDLE:-gpu-bundle}
+RESULTS=${OUT:-$PWD/gpu-results}
+L=$(mktemp -d /tmp/rshmem-session.XXXX)
+mkdir -p "$RESULTS"
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 RSHMEM_CACHE_DIR=/tmp/rshmem-cache
+# Start from the kernels the bundle compiled (scripts/gpu-bundle.sh), if it did.
+[ -d "$B/kernel-cache" ] && mkdir -p /tmp/rshmem-cache && cp -rn "$B/kernel-cache/." /tmp/rshmem-cache/
+export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
+# Thread PEs of one process each reserve device address space for every PE's heap.
+export RSHMEM_MAX_SYMMETRIC_SIZE=${RSHMEM_MAX_SYMMETRIC_SIZE:-16G}
+summary=()
+pack() { tar czf "$RESULTS/session-$1.tgz" -C "$L" . 2>/dev/null; }
+verdicts() { echo "$(grep -c '^RSHMEM-CHECK .* result=pass' "$1") pass, $(grep -c '^RSHMEM-CHECK .* result=fail' "$1") fail"; }
+step() { # step NAME TIMEOUT CMD...: runs, logs, notes the verdict line
+  local name=$1 t=$2; shift 2
+  # SKIP: space-separated step names (or prefixes ending in *) left out of this session.
+  for s in ${SKIP:-}; do [[ $name == $s ]] && { summary+=("$(printf '%-22s skipped' "$name")"); return; }; done
+  local t0=$(date +%s%N)
+  timeout "$t" "$@" > "$L/$name.log" 2>&1; local rc=$?
+  local dt=$(( ($(date +%s%N) - t0) / 1000000 ))
+  summary+=("$(printf '%-22s rc=%-3s %6d ms  %s' "$name" "$rc" "$dt" "$(verdicts "$L/$name.log")")")
+  grep -E 'result=fail' "$L/$name.log" | head -5
+  [[ $rc == 0 ]] || tail -4 "$L/$name.log"
+  pack "$what"
+}
+what=${1:-check}
+nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader | tee "$L/gpu.txt"
+case $what in
+check)
+  step compile_check 240 "$B/gpu_compile_check" sm_90
+  for n in 2; do
+    step "suite_proc$n" 240 "$B/rshmemrun" -n $n --timeout 230 "$B/gpu_suite"
+    step "coll_proc$n" 240 "$B/rshmemrun" -n $n --timeout 230 "$B/gpu_coll"
+    step "moe_proc$n" 120 "$B/rshmemrun" -n $n --timeout 110 "$B/moe"
+  done
+  for n in 2 4 8; do
+    step "suite_thr$n" 120 "$B/rshmemrun" -n $n --pes-per-process $n --timeout 110 "$B/gpu_suite"
+    step "coll_thr$n" 180 "$B/rshmemrun" -n $n --pes-per-process $n --timeout 170 "$B/gpu_coll"
+    step "moe_thr$n" 120 "$B/rshmemrun" -n $n --pes-per-process $n --timeout 110 "$B/moe"
+  done
+  step proxy_tcp_proc2 120 env RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
+    RSHMEM_DEVICE_WAIT_TIMEOUT=30 "$B/rshmemrun" -n 2 --timeout 110 "$B/gpu_proxy"
+  for t in host_memory rma; do
+    "$B/c/oshcc" -O2 -o "$L/c_$t" "$B/c-tests/$t.c" > "$L/c_$t.build.log" 2>&1
+    step "c_$t" 120 env RSHMEM_LOG=info "$B/c/oshrun" -np 2 --timeout 100 "$L/c_$t"
+    summary+=("    (GPU PE log lines in c_$t: $(grep -c 'GPU PE' "$L/c_$t.log"))")
+  done
+  ;;
+perf)
+  ops=signal_pingpong,barrier,reduce_on_stream,alltoall_on_stream,put_bw,put_lat,g
+  common=(--gpu --ops $ops --reps 3 --warmup 3 --iters 100 --sync-iters 20 --rep-bytes 1G --timeout 140)
+  for n in 2 4 8; do
+    step "perf_thr$n" 170 "$B/rshmem-perf" "${common[@]}" --pes $n --pes-per-process $n --anchors none --begin 8 --end ${PERF_END:-256M} --factor 32 --out "$L/perf_thr$n"
+    grep -E '^(signal|barrier|reduce|alltoall|put|g )' "$L/perf_thr$n.log" | head -40
+  done
+  # The GPU's own limit in this run: a 1 GiB device-to-device copy (torch), payload GB/s.
+  /opt/torch/.venv/bin/python - > "$L/d2d.log" 2>&1 <<'PY'
+import torch
+x = torch.empty(1 << 30, dtype=torch.uint8, device="cuda"); y = torch.empty_like(x)
+for _ in range(3): y.copy_(x)
+s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+ts = []
+for _ in range(10):
+    s.record(); y.copy_(x); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e))
+ts.sort(); print(f"D2D copy 1 GiB: {ts[5]:.3f} ms median, {(1 << 30) / ts[5] / 1e6:.0f} GB/s payload")
+PY
+  cat "$L/d2d.log"; summary+=("$(cat "$L/d2d.log" | tail -1)")
+  export NVSHMEM_HOME=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
+  command -v nvcc > /dev/null || export PATH=$PATH:/usr/local/cuda/bin
+  step perf_proc2 200 "$B/rshmem-perf" "${common[@]}" --pes 2 --anchors nvshmem --begin 8 --end ${PERF_END:-256M} --factor 32 --out "$L/perf_proc2"
+  grep -E '^(signal|barrier|reduce|alltoall|put|g )' "$L/perf_proc2.log" | head -40
+  ;;
+python)
+  OUT=$L/python bash crates/rshmem-py/tests/gpu_check.sh > "$L/python.log" 2>&1; rc=$?
+  summary+=("python gpu_check rc=$rc")
+  tail -30 "$L/python.log"
+  ;;
+esac
+pack "$what"
+printf '%s\n' "${summary[@]}"
