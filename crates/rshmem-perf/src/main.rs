@@ -117,7 +117,9 @@ struct Internal {
     #[arg(long = "internal-timeout", env = TIMEOUT_VAR, hide = true)]
     job_timeout: Option<f64>,
     /// rshmem's PEs per process (`launch`).
-    #[arg(long = "internal-pes-per-process", env = PER_PROCESS_VAR, hide = true)]
+    /// (Its own argument id: the public `--pes-per-process` of the flattened CLI has the
+    /// field's name, and clap would read one value for both.)
+    #[arg(id = "internal_pes_per_process", long = "internal-pes-per-process", env = PER_PROCESS_VAR, hide = true)]
     pes_per_process: Option<usize>,
     /// The suite (`launch` and `pe`) [default: cpu].
     #[arg(long = "internal-suite", env = SUITE_VAR, hide = true, value_parser = parse_suite)]
@@ -473,5 +475,25 @@ fn main() -> ExitCode {
         None => driver(&cli),
         Some(Role::Launch) => launch(&cli.internal),
         Some(Role::Pe) => pe(&cli.internal),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_has_no_clashing_arguments() {
+        // clap's own consistency check: two fields of one id (the flattened internal
+        // arguments beside the public ones) fail here instead of sharing one value.
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_launch_role_reads_its_own_pes_per_process() {
+        let cli = Cli::try_parse_from(["rshmem-perf", "--pes-per-process", "1", "--internal-pes-per-process", "4"]).expect("parses");
+        assert_eq!(cli.pes_per_process, 1);
+        assert_eq!(cli.internal.pes_per_process, Some(4));
     }
 }

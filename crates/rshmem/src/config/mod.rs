@@ -167,6 +167,8 @@ config_table! {
         "where rshmemrun makes its private rendezvous directory";
     cuda_module_loading: Option<String> = kinds::text(), "CUDA_MODULE_LOADING", Foreign, default "" shown "EAGER (set by rshmem when unset)",
         "CUDA's module loading; rshmem sets `EAGER` for GPU PEs unless the user set it (a lazily loaded kernel can wait behind a spinning one)";
+    cuda_device_max_connections: Option<String> = kinds::text(), "CUDA_DEVICE_MAX_CONNECTIONS", Foreign, default "" shown "32 (set by rshmem when unset)",
+        "hardware work queues of a CUDA context; rshmem sets 32 for GPU PEs unless the user set it (with CUDA's 8, streams of several thread PEs share queues, and a kernel waiting for a peer holds up the peer's kernel queued behind it)";
 }
 
 impl Config {
@@ -217,15 +219,23 @@ impl Config {
     }
 }
 
-/// Asks the CUDA driver, before its first `cuInit` in this process, to load every kernel
-/// of a module when the module is loaded (`CUDA_MODULE_LOADING=EAGER`), unless the user
-/// chose otherwise. With lazy loading, the first launch of a kernel may wait for the
-/// kernels already running in the context: a proxy thread launching the atomic kernel for
-/// a peer while this PE's own kernel spins on that peer would deadlock. The GPU driver
-/// layer calls this before it initializes CUDA.
-pub fn prefer_eager_module_loading() {
-    if std::env::var_os("CUDA_MODULE_LOADING").is_none() {
-        std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
+/// Sets the CUDA driver's environment for GPU PEs before its first `cuInit` in this
+/// process, where the user did not set it:
+/// - `CUDA_MODULE_LOADING=EAGER`: with lazy loading, the first launch of a kernel may wait
+///   for the kernels already running in the context: a proxy thread launching the atomic
+///   kernel for a peer while this PE's own kernel spins on that peer would deadlock.
+/// - `CUDA_DEVICE_MAX_CONNECTIONS=32` (CUDA's largest; its default is 8): streams share
+///   the context's hardware queues, and thread PEs of one process share one context. With
+///   8 queues, 8 thread PEs' streams land on shared queues, where a kernel that waits for
+///   a peer keeps the peer's kernel queued behind it from starting (seen on the H200:
+///   8 thread PEs' collectives timed out with 8 queues and passed with 32).
+///
+/// The GPU driver layer calls this before it initializes CUDA.
+pub fn prepare_cuda_environment() {
+    for (name, value) in [("CUDA_MODULE_LOADING", "EAGER"), ("CUDA_DEVICE_MAX_CONNECTIONS", "32")] {
+        if std::env::var_os(name).is_none() {
+            std::env::set_var(name, value);
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub fn device_count() -> usize {
     if !driver_present() {
         return 0;
     }
-    crate::config::prefer_eager_module_loading();
+    crate::config::prepare_cuda_environment();
     // SAFETY: cuInit and cuDeviceGetCount take plain values / an out pointer to a local.
     unsafe {
         if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
@@ -77,7 +77,7 @@ impl Cuda {
     pub fn open(ordinal: usize, pe: usize) -> Result<Cuda> {
         let mut device = 0;
         let mut ctx = std::ptr::null_mut();
-        crate::config::prefer_eager_module_loading();
+        crate::config::prepare_cuda_environment();
         // SAFETY: out pointers to locals; the ordinal is checked by the driver.
         unsafe {
             check(sys::cuInit(0), "cuInit", pe)?;
