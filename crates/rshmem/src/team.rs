@@ -53,15 +53,6 @@ impl Ctx {
         Ok(d.index_of(s.world_pe(src_pe)))
     }
 
-    /// Checks that `pe` is a valid member number of `team` and returns its world PE.
-    pub fn team_world_pe(&self, call: &'static str, team: Team, pe: usize) -> Result<usize> {
-        let t = self.team_info(call, team)?;
-        if pe >= t.size {
-            return Err(Error::PeOutOfRange { call, arg: "pe", pe: pe as i64, n_pes: t.size, team: TeamNote(Some(team.0)) });
-        }
-        Ok(t.world_pe(pe))
-    }
-
     /// Splits `parent` into a team of its PEs `start, start + stride, ...` (`size` of
     /// them, numbered in the parent). Collective over `parent`; every member must pass
     /// the same arguments. Returns [`Team::INVALID`] on PEs left out.

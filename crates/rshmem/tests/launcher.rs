@@ -357,3 +357,16 @@ fn log_colour_only_when_asked_or_on_a_terminal() {
     coloured.assert_ok();
     assert!(coloured.stderr.contains("\x1b["), "{}", coloured.stderr);
 }
+
+#[test]
+fn help_starts_with_what_the_launcher_is() {
+    for flag in ["--help", "-h"] {
+        let out = std::process::Command::new(rshmemrun()).arg(flag).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "rshmemrun {flag}: {:?}\n{text}", out.status);
+        let first = text.lines().next().unwrap_or("");
+        assert!(first.starts_with("rshmemrun: the launcher of rshmem jobs on one host"), "first line of rshmemrun {flag}: {first}");
+        assert!(!text.contains(env!("CARGO_PKG_DESCRIPTION")), "not the crate's description: {text}");
+        assert!(text.contains("Usage: rshmemrun"), "rshmemrun {flag} gives the usage: {text}");
+    }
+}

@@ -11,6 +11,25 @@ use std::time::Duration;
 
 const USAGE: &str = "usage: oshrun [-np N] [--timeout SECONDS] [--tag-output] [-x VAR=VALUE] PROGRAM [ARGS...]";
 
+/// What `--help` prints first: what the launcher is.
+const ABOUT: &str = "\
+oshrun: the launcher of OpenSHMEM programs on one host (rshmem's `rshmemrun` under the
+name OpenSHMEM programs expect). It starts N PEs of PROGRAM, one process each, lets them
+find each other and share their symmetric heaps, forwards their output line by line, and
+ends the whole job (with the first non-zero status) when a PE fails, dies, hangs past
+RSHMEM_HANG_TIMEOUT or runs past --timeout.";
+
+/// What `--help` prints after the usage line.
+const OPTIONS: &str = "\
+options:
+  -np N, -n N, --np N, -N N   number of PEs (default 1)
+  --timeout SECONDS           end the job (exit status 124) after this many seconds
+  --tag-output, -t            prefix each output line with `[PE i]`
+  -x VAR=VALUE, -x VAR        set VAR in the PEs' environment (VAR alone: its value here)
+  --allow-run-as-root, --oversubscribe
+                              accepted and ignored (for scripts written for Open MPI)
+  -h, --help                  print this help";
+
 fn fail(msg: &str) -> ! {
     eprintln!("oshrun: {msg}\n{USAGE}");
     std::process::exit(2)
@@ -58,7 +77,7 @@ fn main() {
             }
             "--allow-run-as-root" | "--oversubscribe" => {}
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{ABOUT}\n\n{USAGE}\n\n{OPTIONS}");
                 return;
             }
             _ if s.starts_with('-') && opts.program.is_empty() => fail(&format!("unknown option `{s}`")),

@@ -5,14 +5,19 @@ use rshmem::bootstrap::launcher::{run, LaunchOptions};
 use std::ffi::OsString;
 use std::time::Duration;
 
-/// rshmemrun: the launcher of rshmem jobs on one host. It starts N processing elements
-/// (PEs) of PROGRAM, one process each, meets them at a private rendezvous socket so that
-/// they can find each other and share their symmetric heaps, forwards their output line
-/// by line, and ends the whole job (with the first non-zero status) when a PE fails,
-/// dies, hangs past RSHMEM_HANG_TIMEOUT or runs past --timeout. Under mpirun or
-/// `srun --mpi=pmix` rshmem programs need no launcher of their own (PMIx).
+/// rshmemrun: the launcher of rshmem jobs on one host: starts N PEs of PROGRAM and ends
+/// the job when one fails.
+///
+/// It starts N processing elements (PEs) of PROGRAM, one process each (or K per process
+/// with --pes-per-process), meets them at a private rendezvous socket so that they can
+/// find each other and share their symmetric heaps, forwards their output line by line,
+/// and ends the whole job (with the first non-zero status) when a PE fails, dies, hangs
+/// past RSHMEM_HANG_TIMEOUT or runs past --timeout. Under mpirun or `srun --mpi=pmix`
+/// rshmem programs need no launcher of their own (PMIx).
 #[derive(Parser, Debug)]
-#[command(name = "rshmemrun", version, about, long_about = None)]
+// The doc comment is the help's text: its first paragraph for -h, all of it for --help.
+// (A bare `about` here would replace it with the crate's description.)
+#[command(name = "rshmemrun", version)]
 struct Args {
     /// Number of PEs.
     #[arg(short = 'n', long = "np", alias = "npes", default_value_t = 1)]

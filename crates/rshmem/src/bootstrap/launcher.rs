@@ -41,7 +41,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -893,10 +893,9 @@ impl Job {
     }
 }
 
-/// Starts PE `pe`: output piped to the forwarders, the parent-death signal set between
-/// fork and exec (so that even a PE killed with the launcher before it reached init does
-/// not survive it).
-/// Starts the process of PEs `pes` (one PE, or several as threads).
+/// Starts the process of PEs `pes` (one PE, or several as threads): output piped to the
+/// forwarders, the parent-death signal set between fork and exec (so that even a PE
+/// killed with the launcher before it reached init does not survive it).
 fn spawn_pe(opts: &LaunchOptions, pes: std::ops::Range<usize>, sock_path: &Path, key: &str, log_color: &str) -> std::io::Result<Child> {
     let pe = pes.start;
     let mut cmd = Command::new(&opts.program);
@@ -927,6 +926,211 @@ fn spawn_pe(opts: &LaunchOptions, pes: std::ops::Range<usize>, sock_path: &Path,
     cmd.spawn()
 }
 
+/// The `RSHMEM_LOG_COLOR` the PEs get: the launcher decides `auto` once, from its own
+/// stderr, because the PEs' stderr is a pipe to the launcher.
+fn pe_log_color(config: &Config) -> &'static str {
+    match config.log_color {
+        LogColor::Always => "always",
+        LogColor::Never => "never",
+        LogColor::Auto if std::io::stderr().is_terminal() => "always",
+        LogColor::Auto => "never",
+    }
+}
+
+/// Turns SIGINT, SIGTERM and SIGHUP into events of the job's loop; the handle stops that.
+fn forward_signals(events: Sender<Event>) -> std::io::Result<signal_hook::iterator::Handle> {
+    let mut signals =
+        signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP])?;
+    let handle = signals.handle();
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if events.send(Event::Signal(sig)).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(handle)
+}
+
+/// Where the PEs meet the launcher: the socket, the job's key and the log colour they get.
+struct Rendezvous<'a> {
+    sock_path: &'a Path,
+    key: &'a str,
+    log_color: &'a str,
+}
+
+/// Forwards a started process's stdout and stderr (one thread per stream, counted in
+/// `open_streams` while it runs) and waits for it, sending `Exited` for each of its PEs.
+fn watch_process(
+    mut child: Child,
+    pes: std::ops::Range<usize>,
+    opts: &LaunchOptions,
+    slot: Arc<ExitSlot>,
+    events: Sender<Event>,
+    open_streams: &Arc<AtomicUsize>,
+) {
+    let label = if pes.len() == 1 { format!("PE {}", pes.start) } else { format!("PEs {}-{}", pes.start, pes.end - 1) };
+    let streams: [(Option<Box<dyn Read + Send>>, Sink); 2] = [
+        (child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>), Sink::Stdout),
+        (child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>), Sink::Stderr),
+    ];
+    for (stream, sink) in streams {
+        let Some(stream) = stream else { continue };
+        let f = Forwarder { label: label.clone(), sink, tag: opts.tag_output, launcher: opts.name.clone(), at_line_start: true };
+        let (slot, open) = (slot.clone(), open_streams.clone());
+        open.fetch_add(1, Ordering::AcqRel);
+        std::thread::spawn(move || {
+            f.run(stream, slot);
+            open.fetch_sub(1, Ordering::AcqRel);
+        });
+    }
+    std::thread::spawn(move || {
+        if let Ok(status) = child.wait() {
+            // Every PE of the process ended with it.
+            for pe in pes {
+                let _ = events.send(Event::Exited { pe, status });
+            }
+        }
+    });
+}
+
+/// Lets the forwarders pass on what the PEs wrote last, for at most [`DRAIN_LIMIT`] (a
+/// PE's own child may hold its output open: do not wait for that forever).
+fn drain_output(open_streams: &AtomicUsize) {
+    let drained = Instant::now();
+    while open_streams.load(Ordering::Acquire) > 0 && drained.elapsed() < DRAIN_LIMIT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+impl Job {
+    fn new(opts: &LaunchOptions, config: &Config) -> std::io::Result<Job> {
+        let warn_after = config.wait_warn.map_or(30, |d| d.as_secs());
+        Ok(Job {
+            name: opts.name.clone(),
+            pes: (0..opts.n_pes).map(|_| PeState::default()).collect(),
+            exit: 0,
+            ending_since: None,
+            board: Board::create(opts.n_pes)?,
+            hang_limit: config.hang_timeout,
+            warn_after: (warn_after > 0).then(|| Duration::from_secs(warn_after)),
+            told_blocked: false,
+            departed: Vec::new(),
+            last_tick: Instant::now(),
+        })
+    }
+
+    /// Starts the job's processes, `opts.pes_per_process` PEs each. When one cannot be
+    /// started, the job ends with 127 and only the PEs already started remain in it.
+    fn start_pes(&mut self, opts: &LaunchOptions, rendezvous: &Rendezvous, events: &Sender<Event>, open_streams: &Arc<AtomicUsize>) {
+        let per = opts.pes_per_process.max(1);
+        for pe in (0..opts.n_pes).step_by(per) {
+            let pes = pe..(pe + per).min(opts.n_pes);
+            let child = match spawn_pe(opts, pes.clone(), rendezvous.sock_path, rendezvous.key, rendezvous.log_color) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.say(&format!("cannot start PE {pe} ({}): {e}", Path::new(&opts.program).display()));
+                    self.end_all(127);
+                    // The PEs already started are ended by the event loop.
+                    self.pes.truncate(pe);
+                    break;
+                }
+            };
+            for p in pes.clone() {
+                self.pes[p].pid = child.id();
+            }
+            let slot = self.pes[pe].exit_slot.clone();
+            watch_process(child, pes, opts, slot, events.clone(), open_streams);
+        }
+    }
+
+    /// Admits PE `pe`'s connection (welcome with the status board, then a reader thread)
+    /// unless that PE is already connected. Returns false when it refused the connection.
+    fn on_hello(&mut self, pe: usize, stream: UnixStream, n_pes: usize, events: &Sender<Event>, dir: &mut RendezvousDir) -> bool {
+        if pe >= self.pes.len() || self.pes[pe].connected {
+            let why = format!("PE {pe} is already connected");
+            let _ = protocol::send_frame(stream.as_fd(), Kind::Refused, why.as_bytes(), &[]);
+            self.say(&format!("refused a connection: {why}"));
+            return false;
+        }
+        if protocol::send_frame(stream.as_fd(), Kind::Welcome, &[], &[self.board.fd()]).is_ok() {
+            if let Ok(reader) = stream.try_clone() {
+                let (events, n) = (events.clone(), n_pes);
+                std::thread::spawn(move || reader_loop(pe, n, reader, events));
+            }
+            self.pes[pe].stream = Some(stream);
+            self.pes[pe].connected = true;
+        }
+        // Everyone is in: nobody needs the socket's name any more.
+        if self.pes.iter().all(|p| p.connected) {
+            dir.remove();
+        }
+        true
+    }
+
+    /// The launcher received signal `sig`: end the job with 128 + `sig`.
+    fn on_signal(&mut self, sig: i32) {
+        let running: Vec<String> = self.live().map(|(pe, _)| pe.to_string()).collect();
+        if self.ending_since.is_none() {
+            self.say(&format!("received {}; ending PE(s) {}", signal_name(sig), running.join(", ")));
+        }
+        self.end_all(128 + sig);
+        self.exit = 128 + sig;
+    }
+
+    /// The checks after each event: liveness once per tick, the job's `--timeout`, and
+    /// SIGKILL for PEs still running a grace period after the job began to end.
+    fn enforce_limits(&mut self, timeout: Option<Duration>, started: Instant) {
+        let now = Instant::now();
+        if now - self.last_tick >= TICK {
+            self.observe(now);
+            self.check_liveness(now);
+        }
+        if let Some(t) = timeout {
+            if started.elapsed() >= t && self.ending_since.is_none() {
+                let running: Vec<String> = self.live().map(|(pe, _)| pe.to_string()).collect();
+                self.say(&format!("job exceeded --timeout {} s; ending PE(s) {}", t.as_secs_f64(), running.join(", ")));
+                self.end_all(TIMED_OUT);
+                self.exit = TIMED_OUT;
+            }
+        }
+        if let Some(since) = self.ending_since {
+            if since.elapsed() >= KILL_GRACE {
+                self.signal_live(Signal::KILL);
+            }
+        }
+    }
+
+    /// The event loop: serves the PEs' connections and frames and reacts to their exits
+    /// and to signals until every PE has exited.
+    fn run_events(&mut self, opts: &LaunchOptions, rx: &Receiver<Event>, events: &Sender<Event>, dir: &mut RendezvousDir) {
+        let timeout = opts.timeout;
+        let started = Instant::now();
+        while self.unfinished() {
+            self.judge_stale_exits();
+            let mut wait = TICK;
+            if let Some(t) = timeout {
+                wait = wait.min(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
+            }
+            match rx.recv_timeout(wait) {
+                Ok(Event::Hello { pe, stream }) => {
+                    if !self.on_hello(pe, stream, opts.n_pes, events, dir) {
+                        continue;
+                    }
+                }
+                Ok(Event::Refused(why)) => self.say(&format!("refused a connection: {why}")),
+                Ok(Event::Frame { pe, frame }) => self.on_frame(pe, frame),
+                Ok(Event::Disconnected { pe, error }) => self.on_disconnect(pe, error),
+                Ok(Event::Exited { pe, status }) => self.on_child_exit(pe, status),
+                Ok(Event::Signal(sig)) => self.on_signal(sig),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            self.enforce_limits(timeout, started);
+        }
+    }
+}
+
 /// Runs a job to completion and returns the launcher's exit code: the first non-zero
 /// status of a PE, 124 on timeout or hang limit, 128 + N when signal N ended the
 /// launcher, 0 when every PE succeeded.
@@ -939,29 +1143,10 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "need at least one PE (-n)"));
     }
     let config = Config::from_env().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-    let hang_limit = config.hang_timeout;
-    let warn_after = config.wait_warn.map_or(30, |d| d.as_secs());
-    let log_color = match config.log_color {
-        LogColor::Always => "always",
-        LogColor::Never => "never",
-        LogColor::Auto if std::io::stderr().is_terminal() => "always",
-        LogColor::Auto => "never",
-    };
+    let log_color = pe_log_color(&config);
     let (tx, rx) = channel::<Event>();
     // Signals first: from here on, an interrupted launcher cleans up.
-    let mut signals =
-        signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP])?;
-    let signal_handle = signals.handle();
-    {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            for sig in signals.forever() {
-                if tx.send(Event::Signal(sig)).is_err() {
-                    return;
-                }
-            }
-        });
-    }
+    let signal_handle = forward_signals(tx.clone())?;
     let key = random_key()?;
     let mut dir = RendezvousDir::create(&config, &key)?;
     let sock_path = dir.path.join("rendezvous.sock");
@@ -970,130 +1155,11 @@ pub fn run(opts: &LaunchOptions) -> std::io::Result<i32> {
         let (tx, key, n) = (tx.clone(), key.clone(), opts.n_pes);
         std::thread::spawn(move || accept_loop(listener, key, n, tx));
     }
-    let now = Instant::now();
-    let mut job = Job {
-        name: opts.name.clone(),
-        pes: (0..opts.n_pes).map(|_| PeState::default()).collect(),
-        exit: 0,
-        ending_since: None,
-        board: Board::create(opts.n_pes)?,
-        hang_limit,
-        warn_after: (warn_after > 0).then(|| Duration::from_secs(warn_after)),
-        told_blocked: false,
-        departed: Vec::new(),
-        last_tick: now,
-    };
+    let mut job = Job::new(opts, &config)?;
     let open_streams = Arc::new(AtomicUsize::new(0));
-    let per = opts.pes_per_process.max(1);
-    for pe in (0..opts.n_pes).step_by(per) {
-        let pes = pe..(pe + per).min(opts.n_pes);
-        let mut child = match spawn_pe(opts, pes.clone(), &sock_path, &key, log_color) {
-            Ok(c) => c,
-            Err(e) => {
-                job.say(&format!("cannot start PE {pe} ({}): {e}", Path::new(&opts.program).display()));
-                job.end_all(127);
-                // The PEs already started are ended below by the event loop.
-                job.pes.truncate(pe);
-                break;
-            }
-        };
-        for p in pes.clone() {
-            job.pes[p].pid = child.id();
-        }
-        let slot = job.pes[pe].exit_slot.clone();
-        let label = if pes.len() == 1 { format!("PE {pe}") } else { format!("PEs {}-{}", pes.start, pes.end - 1) };
-        let streams: [(Option<Box<dyn Read + Send>>, Sink); 2] = [
-            (child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>), Sink::Stdout),
-            (child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>), Sink::Stderr),
-        ];
-        for (stream, sink) in streams {
-            let Some(stream) = stream else { continue };
-            let f = Forwarder { label: label.clone(), sink, tag: opts.tag_output, launcher: opts.name.clone(), at_line_start: true };
-            let (slot, open) = (slot.clone(), open_streams.clone());
-            open.fetch_add(1, Ordering::AcqRel);
-            std::thread::spawn(move || {
-                f.run(stream, slot);
-                open.fetch_sub(1, Ordering::AcqRel);
-            });
-        }
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            if let Ok(status) = child.wait() {
-                // Every PE of the process ended with it.
-                for pe in pes {
-                    let _ = tx.send(Event::Exited { pe, status });
-                }
-            }
-        });
-    }
-    let started = Instant::now();
-    while job.unfinished() {
-        job.judge_stale_exits();
-        let mut wait = TICK;
-        if let Some(t) = opts.timeout {
-            wait = wait.min(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
-        }
-        match rx.recv_timeout(wait) {
-            Ok(Event::Hello { pe, stream }) => {
-                if pe >= job.pes.len() || job.pes[pe].connected {
-                    let why = format!("PE {pe} is already connected");
-                    let _ = protocol::send_frame(stream.as_fd(), Kind::Refused, why.as_bytes(), &[]);
-                    job.say(&format!("refused a connection: {why}"));
-                    continue;
-                }
-                if protocol::send_frame(stream.as_fd(), Kind::Welcome, &[], &[job.board.fd()]).is_ok() {
-                    if let Ok(reader) = stream.try_clone() {
-                        let (events, n) = (tx.clone(), opts.n_pes);
-                        std::thread::spawn(move || reader_loop(pe, n, reader, events));
-                    }
-                    job.pes[pe].stream = Some(stream);
-                    job.pes[pe].connected = true;
-                }
-                // Everyone is in: nobody needs the socket's name any more.
-                if job.pes.iter().all(|p| p.connected) {
-                    dir.remove();
-                }
-            }
-            Ok(Event::Refused(why)) => job.say(&format!("refused a connection: {why}")),
-            Ok(Event::Frame { pe, frame }) => job.on_frame(pe, frame),
-            Ok(Event::Disconnected { pe, error }) => job.on_disconnect(pe, error),
-            Ok(Event::Exited { pe, status }) => job.on_child_exit(pe, status),
-            Ok(Event::Signal(sig)) => {
-                let running: Vec<String> = job.live().map(|(pe, _)| pe.to_string()).collect();
-                if job.ending_since.is_none() {
-                    job.say(&format!("received {}; ending PE(s) {}", signal_name(sig), running.join(", ")));
-                }
-                job.end_all(128 + sig);
-                job.exit = 128 + sig;
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-        let now = Instant::now();
-        if now - job.last_tick >= TICK {
-            job.observe(now);
-            job.check_liveness(now);
-        }
-        if let Some(t) = opts.timeout {
-            if started.elapsed() >= t && job.ending_since.is_none() {
-                let running: Vec<String> = job.live().map(|(pe, _)| pe.to_string()).collect();
-                job.say(&format!("job exceeded --timeout {} s; ending PE(s) {}", t.as_secs_f64(), running.join(", ")));
-                job.end_all(TIMED_OUT);
-                job.exit = TIMED_OUT;
-            }
-        }
-        if let Some(since) = job.ending_since {
-            if since.elapsed() >= KILL_GRACE {
-                job.signal_live(Signal::KILL);
-            }
-        }
-    }
-    // Let the forwarders pass on what the PEs wrote last (a PE's own child may hold its
-    // output open: do not wait for that forever).
-    let drained = Instant::now();
-    while open_streams.load(Ordering::Acquire) > 0 && drained.elapsed() < DRAIN_LIMIT {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    job.start_pes(opts, &Rendezvous { sock_path: &sock_path, key: &key, log_color }, &tx, &open_streams);
+    job.run_events(opts, &rx, &tx, &mut dir);
+    drain_output(&open_streams);
     dir.remove();
     signal_handle.close();
     Ok(job.exit)

@@ -36,7 +36,7 @@ impl Transport for DeviceTransport {
 
     fn caps(&self) -> Caps {
         // Device memory is not host-addressable: peers are reached by copies, not pointers.
-        Caps { mapped: false, completes_at_return: true, native_atomics: true, device_memory: true }
+        Caps { mapped: false }
     }
 
     fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()> {

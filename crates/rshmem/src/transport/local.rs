@@ -76,7 +76,7 @@ impl Transport for LocalTransport {
     }
 
     fn caps(&self) -> Caps {
-        Caps { mapped: true, completes_at_return: true, native_atomics: true, device_memory: false }
+        Caps { mapped: true }
     }
 
     #[inline]

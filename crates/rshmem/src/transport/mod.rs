@@ -69,19 +69,13 @@ impl AmoOp {
 }
 
 /// What a transport can do, so that the layers above choose by capability rather than
-/// by name (in the spirit of UCX's `uct_iface_query`).
+/// by name (in the spirit of UCX's `uct_iface_query`). It holds what the layers above
+/// ask; a new question gets its field together with the code that asks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caps {
     /// Peers' heaps are mapped here: [`Transport::direct_address`] answers, and a load or
     /// store by pointer reaches them (the collectives read peers in place).
     pub mapped: bool,
-    /// Every operation is complete when its call returns: `quiet` has nothing to wait for.
-    pub completes_at_return: bool,
-    /// Atomics are carried out by the transport or the hardware itself, not by a thread
-    /// of the target PE.
-    pub native_atomics: bool,
-    /// It moves bytes to and from GPU memory.
-    pub device_memory: bool,
 }
 
 /// The operations every transport provides. Values of atomics travel as the low
@@ -208,7 +202,7 @@ mod tests {
             "counting"
         }
         fn caps(&self) -> Caps {
-            Caps { mapped: false, completes_at_return: false, native_atomics: false, device_memory: false }
+            Caps { mapped: false }
         }
         fn put(&self, _: usize, _: usize, _: &[u8]) -> Result<()> {
             Ok(())

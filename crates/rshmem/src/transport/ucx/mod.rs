@@ -565,7 +565,7 @@ impl Transport for UcxTransport {
     }
 
     fn caps(&self) -> Caps {
-        Caps { mapped: false, completes_at_return: false, native_atomics: true, device_memory: false }
+        Caps { mapped: false }
     }
 
     fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()> {

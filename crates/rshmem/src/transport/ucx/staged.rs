@@ -512,7 +512,7 @@ impl Transport for StagedTransport {
     }
 
     fn caps(&self) -> Caps {
-        Caps { mapped: false, completes_at_return: false, native_atomics: false, device_memory: true }
+        Caps { mapped: false }
     }
 
     fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()> {
