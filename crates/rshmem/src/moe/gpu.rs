@@ -125,6 +125,14 @@ impl MoeKernels {
             &[a(y), a(&m.recv_meta), a(&m.recv_count), h, k, e, l, c, a(&m.comb_recv)],
         )?;
         self.launch("rshmem_moe_signal_all", (m.n_pes as u32).div_ceil(128), 128, &[a(&m.comb_done)])?;
+        let target = A::U64(m.round * m.n_pes as u64);
+        if self.gpu.sharers() > 1 {
+            // PEs of this process share the SMs: a reduction grid whose every block spins on
+            // the signal could fill them and keep the other PEs' combine_send (which brings
+            // the signal) from running (seen with 8 thread PEs on the H200). One thread waits
+            // first; the grid's own wait then passes at once.
+            self.launch("rshmem_moe_wait", 1, 32, &[a(&m.comb_done), target])?;
+        }
         let blocks = (m.n_tokens as u32).clamp(1, 8 * self.sms);
         self.launch(
             "rshmem_moe_combine_reduce",
@@ -142,7 +150,7 @@ impl MoeKernels {
                 a(&m.comb_recv),
                 a(&m.combined),
                 a(&m.comb_done),
-                A::U64(m.round * m.n_pes as u64),
+                target,
             ],
         )?;
         self.gpu.synchronize()
