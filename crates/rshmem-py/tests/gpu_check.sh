@@ -28,7 +28,8 @@ fi
 site="$OUT/site"
 rm -rf "$site"
 "$PY" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" "$site" || exit 2
-export PYTHONPATH="$PWD/$site${PYTHONPATH:+:$PYTHONPATH}"
+site=$(cd "$site" && pwd)  # absolute, whether $OUT is or not
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 echo "python: $("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.device_count(), "GPU(s)")')"
 echo "wheel: $wheel"
 

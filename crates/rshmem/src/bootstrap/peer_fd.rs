@@ -2,8 +2,8 @@
 //!
 //! A bootstrap without `SCM_RIGHTS` cannot hand a descriptor to another process, but a
 //! process on the same host (and of the same user) can take one itself: each rank
-//! allgathers (pid, descriptor number), every rank reopens its peers' descriptors through
-//! `/proc/<pid>/fd/<n>`, or else duplicates them with `pidfd_getfd`, and a second
+//! allgathers (pid, descriptor number), every rank duplicates its peers' descriptors with
+//! `pidfd_getfd`, or else reopens them through `/proc/<pid>/fd/<n>`, and a second
 //! allgather tells every rank whether every other rank succeeded (the owners keep their
 //! descriptors open until all have taken theirs).
 
@@ -61,18 +61,20 @@ pub fn allgather_fd_by_pid(boot: &mut dyn Bootstrap, name: &str, fd: BorrowedFd<
     Ok(out)
 }
 
-/// A duplicate of descriptor `num` of process `pid` on this host: reopened through
-/// `/proc`, or else taken with `pidfd_getfd`.
+/// A duplicate of descriptor `num` of process `pid` on this host: taken with
+/// `pidfd_getfd` (the very open file, which CUDA's shareable memory handles need: reopening
+/// one through `/proc` opens a new file that `cuMemImportFromShareableHandle` refuses, seen
+/// under torchrun on the H200), or else reopened through `/proc/<pid>/fd` (enough for
+/// shared-memory files, and allowed where ptrace rules refuse `pidfd_getfd`).
 pub fn open_peer_fd(pid: u32, num: i32) -> std::result::Result<OwnedFd, String> {
     use rustix::fs::{Mode, OFlags};
-    let path = format!("/proc/{pid}/fd/{num}");
-    let by_path = rustix::fs::open(&path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty());
-    let e1 = match by_path {
-        Ok(f) => return Ok(f),
-        Err(e) => e,
-    };
     let pid_ = rustix::process::Pid::from_raw(pid as i32).ok_or_else(|| format!("pid {pid} is not valid"))?;
     let taken = rustix::process::pidfd_open(pid_, rustix::process::PidfdFlags::empty())
         .and_then(|pidfd| rustix::process::pidfd_getfd(pidfd.as_fd(), num, rustix::process::PidfdGetfdFlags::empty()));
-    taken.map_err(|e2| format!("open {path}: {e1}; pidfd_getfd: {e2}"))
+    let e1 = match taken {
+        Ok(f) => return Ok(f),
+        Err(e) => e,
+    };
+    let path = format!("/proc/{pid}/fd/{num}");
+    rustix::fs::open(&path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()).map_err(|e2| format!("pidfd_getfd: {e1}; open {path}: {e2}"))
 }
