@@ -95,6 +95,23 @@ def mpirun(n: int, script: Path, args: List[str] = (), timeout: int = 180) -> Jo
     return run(cmd, timeout + 30)
 
 
+def srun(n: int, script: Path, args: List[str] = (), timeout: int = 180) -> Job:
+    """``srun --mpi=pmix -n N python SCRIPT ARGS`` (Slurm's PMIx server), or a skip where
+    srun is not installed or no Slurm controller answers (scripts/slurm-local.sh starts a
+    one-node Slurm, as CI does)."""
+    import shutil
+
+    if shutil.which("srun") is None:
+        pytest.skip("srun (Slurm) is not installed; scripts/slurm-local.sh --install sets up a one-node Slurm")
+    probe = subprocess.run(["sinfo", "-h"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"no Slurm controller answers (sinfo: {probe.stderr.strip()}); scripts/slurm-local.sh starts one")
+    minutes = max(1, (timeout + 59) // 60)
+    cmd = ["srun", f"--time={minutes}", "--overcommit", "--oversubscribe", "--quiet", "--mpi=pmix", "-n", str(n),
+           sys.executable, str(script), *args]
+    return run(cmd, timeout + 30)
+
+
 CHECK = re.compile(r"CHECK (\w+) (\d+) (ok|FAIL[^\n]*?)(?=CHECK |\n|$)")
 
 

@@ -1,11 +1,12 @@
 """Every call of the package on 1, 2 and 4 CPU PEs under rshmemrun, and on 2 PEs under
 torchrun: each PE runs ``pe_suite.py``, which checks every call against a model, and
 each check is one test here (``test_call[4-reduce]``: the reduce checks on 4 PEs). The
-whole suite also runs once on 2 PEs under Open MPI's mpirun (PMIx), where installed."""
+whole suite also runs once on 2 PEs under Open MPI's mpirun (PMIx), and once under Slurm's
+``srun --mpi=pmix``, where installed."""
 
 import pytest
 
-from conftest import HERE, mpirun, rshmemrun, torchrun, verdicts
+from conftest import HERE, mpirun, rshmemrun, srun, torchrun, verdicts
 
 SUITE = HERE / "pe_suite.py"
 CHECKS = [
@@ -21,7 +22,7 @@ def suite_job(launcher: str, n: int):
     """The suite's job on `n` PEs, run once per launcher and size."""
     key = (launcher, n)
     if key not in _jobs:
-        start = {"rshmemrun": rshmemrun, "torchrun": torchrun, "mpirun": mpirun}[launcher]
+        start = {"rshmemrun": rshmemrun, "torchrun": torchrun, "mpirun": mpirun, "srun": srun}[launcher]
         _jobs[key] = start(n, SUITE, [str(n)], timeout=240)
     return _jobs[key]
 
@@ -56,8 +57,9 @@ def test_torchrun_job_ends_cleanly():
     assert job.code == 0, job.explain()
 
 
-def test_every_call_under_mpirun():
-    job = suite_job("mpirun", 2)
+@pytest.mark.parametrize("launcher", ["mpirun", "srun"])
+def test_every_call_under_a_pmix_launcher(launcher):
+    job = suite_job(launcher, 2)
     assert job.code == 0, job.explain()
     got = verdicts(job)
     assert sorted(got) == sorted(CHECKS), job.explain()
