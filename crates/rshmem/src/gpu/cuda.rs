@@ -64,6 +64,8 @@ pub struct Cuda {
     streams: Arc<Mutex<Vec<usize>>>,
     /// PEs of this process on this device, this one included (see [`Cuda::synchronize`]).
     sharers: AtomicUsize,
+    /// The multiprocessor count, read once (every collective launch asks for it).
+    sms: std::sync::OnceLock<usize>,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread once made current there,
@@ -90,7 +92,7 @@ impl Cuda {
             check(sys::cuCtxSetCurrent(ctx), "cuCtxSetCurrent", pe)?;
             check(sys::cuStreamCreate(&mut copy, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32), "cuStreamCreate", pe)?;
         }
-        Ok(Cuda { ordinal, device, ctx, pe, copy, streams: Arc::default(), sharers: AtomicUsize::new(1) })
+        Ok(Cuda { ordinal, device, ctx, pe, copy, streams: Arc::default(), sharers: AtomicUsize::new(1), sms: std::sync::OnceLock::new() })
     }
 
     /// Makes the context current on the calling thread.
@@ -113,9 +115,13 @@ impl Cuda {
         Ok((self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?))
     }
 
-    /// Number of multiprocessors.
+    /// Number of multiprocessors (asked of the driver once).
     pub fn sm_count(&self) -> Result<usize> {
-        Ok(self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize)
+        if let Some(&n) = self.sms.get() {
+            return Ok(n);
+        }
+        let n = self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize;
+        Ok(*self.sms.get_or_init(|| n))
     }
 
     /// The device's name.

@@ -113,6 +113,22 @@ impl LaunchConfig {
 struct ModuleInner {
     raw: RawModule,
     state_addr: Option<DevPtr>,
+    /// Kernel handles looked up so far (name, `CUfunction` as an address): a launch then
+    /// costs one driver call, not two (thread PEs' launches contend for the context).
+    functions: Mutex<Vec<(String, usize)>>,
+}
+
+impl ModuleInner {
+    /// The handle of kernel `name`, looked up once.
+    fn function(&self, cuda: &Cuda, name: &str) -> Result<cudarc::driver::sys::CUfunction> {
+        let mut known = self.functions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, f)) = known.iter().find(|(n, _)| n == name) {
+            return Ok(*f as cudarc::driver::sys::CUfunction);
+        }
+        let f = cuda.function(&self.raw, name)?;
+        known.push((name.to_string(), f as usize));
+        Ok(f)
+    }
 }
 
 /// A loaded module of kernels.
@@ -137,7 +153,7 @@ impl Module {
     pub unsafe fn launch(&self, kernel: &str, cfg: LaunchConfig, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
         let g = &self.gpu;
         g.cuda.bind()?;
-        let f = g.cuda.function(&self.inner.raw, kernel)?;
+        let f = self.inner.function(&g.cuda, kernel)?;
         let mut storage: Vec<[u8; 8]> = args.iter().map(|a| a.bytes()).collect();
         let mut params: Vec<*mut std::ffi::c_void> = storage.iter_mut().map(|b| b.as_mut_ptr() as *mut std::ffi::c_void).collect();
         // SAFETY: one 8-byte slot per argument, alive until the launch call returns (the
@@ -372,7 +388,7 @@ impl Gpu {
                 Some(addr)
             }
         };
-        let inner = Arc::new(ModuleInner { raw, state_addr });
+        let inner = Arc::new(ModuleInner { raw, state_addr, functions: Mutex::new(Vec::new()) });
         if let Some(addr) = state_addr {
             let st = *self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
