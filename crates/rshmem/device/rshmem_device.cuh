@@ -101,11 +101,18 @@ __device__ __forceinline__ int rshmem_team_translate_pe(rshmem_team_t src, int s
 
 // Orders this thread's earlier puts/AMOs/signals before its later ones (to every PE).
 // Proxy requests are carried out in issue order, so they need nothing more.
-__device__ __forceinline__ void rshmem_fence() { __threadfence_system(); }
+// Orders this thread's stores to peers: GPU scope suffices when every mapped PE is on this
+// GPU (thread PEs, or processes sharing one GPU); other GPUs or host memory need system scope.
+__device__ __forceinline__ void rshmemi_fence_peers() {
+    if (rshmem_state.one_device) __threadfence();
+    else __threadfence_system();
+}
+
+__device__ __forceinline__ void rshmem_fence() { rshmemi_fence_peers(); }
 // Completes this thread's earlier operations: stores by peer mapping are complete once
 // visible, which a system-scope fence ensures; proxy requests once the proxy reports them
 // complete (it waits for the transport's own quiet first).
-__device__ __forceinline__ void rshmem_quiet() { __threadfence_system(); rshmemi_proxy_quiet("rshmem_quiet"); }
+__device__ __forceinline__ void rshmem_quiet() { rshmemi_fence_peers(); rshmemi_proxy_quiet("rshmem_quiet"); }
 
 // ---------------------------------------------------------------- bulk copies
 
@@ -518,8 +525,14 @@ __device__ __forceinline__ void rshmem_signal_op(rshmem_u64* sig, rshmem_u64 v, 
         return;
     }
     rshmem_u64* r = (rshmem_u64*)rshmemi_remote(sig, pe);
-    if (op == RSHMEM_SIGNAL_ADD) atomicAdd_system(r, v);
-    else atomicExch_system(r, v);
+    if (rshmem_state.one_device) {
+        if (op == RSHMEM_SIGNAL_ADD) atomicAdd(r, v);
+        else atomicExch(r, v);
+    } else if (op == RSHMEM_SIGNAL_ADD) {
+        atomicAdd_system(r, v);
+    } else {
+        atomicExch_system(r, v);
+    }
 }
 
 __device__ __forceinline__ rshmem_u64 rshmem_signal_wait_until(rshmem_u64* sig, int cmp, rshmem_u64 v) {
@@ -535,7 +548,7 @@ __device__ __forceinline__ rshmem_u64 rshmem_signal_wait_until(rshmem_u64* sig, 
     __device__ __forceinline__ void rshmem_putmem_signal##scope(void* dst, const void* src, rshmem_size_t n,          \
                                                                 rshmem_u64* sig, rshmem_u64 v, int op, int pe) {      \
         rshmem_putmem_nbi##scope(dst, src, n, pe);                                                                    \
-        __threadfence_system();                                                                                       \
+        rshmemi_fence_peers();                                                                                        \
         sync;                                                                                                         \
         if (is_leader) rshmem_signal_op(sig, v, op, pe);                                                              \
     }                                                                                                                 \
@@ -574,7 +587,7 @@ __device__ __forceinline__ void rshmemi_team_sync(rshmem_team_t team, const char
         rshmemi_waiter w;
         while (*(volatile rshmem_u64*)&counters[round] < epoch) w.tick(call, &counters[round]);
     }
-    __threadfence_system();
+    rshmemi_fence_peers();
 }
 
 __device__ __forceinline__ void rshmem_sync(rshmem_team_t team) { rshmemi_team_sync(team, "rshmem_sync"); }

@@ -145,6 +145,7 @@ __device__ __forceinline__ void rshmemi_proxy_quiet(const char* call) {
 // Adds `v` to the u64 at symmetric address `a` on `pe` (no result): the barrier's step.
 __device__ __forceinline__ void rshmemi_add_u64(rshmem_u64* a, rshmem_u64 v, int pe, const char* call) {
     if (rshmemi_proxied(pe)) rshmemi_proxy_amo(call, a, 8, pe, RSHMEMI_AMO_ADD, v, 0, false);
+    else if (rshmem_state.one_device) atomicAdd((rshmem_u64*)rshmemi_remote(a, pe), v);
     else atomicAdd_system((rshmem_u64*)rshmemi_remote(a, pe), v);
 }
 

@@ -78,7 +78,7 @@ struct rshmem_device_state {
     int coll_teams; // Team slots with synchronization sets.
     int coll_sets; // Sets per team and numbering space.
     int coll_proto; // Forced protocol (0 auto, 1 simple, 2 LL, 3 LL128).
-    int coll_pad; // Padding.
+    int one_device; // 1 when every PE this one maps is on this PE's GPU (thread PEs, or processes sharing one GPU): fences, signals and barrier counters then need only GPU scope.
 };
 
 // The type tables (src/types.rs): X(name, C type) or X(name, C type, atomic word type).

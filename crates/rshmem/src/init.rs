@@ -199,7 +199,7 @@ fn build(config: Config, mut boot: Box<dyn Bootstrap>, statics: Option<StaticSeg
     let cuda = open_gpu(&config, my_pe)?;
     // PEs that share this PE's GPU from this process (thread PEs): their kernels run at
     // once, so a cooperative grid of one of them must leave room for the others'.
-    let sharers = gpu_sharers(&mut *boot, &hosts, cuda.as_ref().map(gpu_ordinal))?;
+    let placement = gpu_placement(&mut *boot, &hosts, cuda.as_ref().map(gpu_identity).transpose()?)?;
     let parts = match cuda {
         None => {
             let heap = SymmetricHeap::create(
@@ -223,9 +223,9 @@ fn build(config: Config, mut boot: Box<dyn Bootstrap>, statics: Option<StaticSeg
             }
         }
         #[cfg(feature = "cuda")]
-        Some(cuda) => gpu_parts(&config, &watcher, &mut *boot, sys, statics, &hosts, cuda, sharers)?,
+        Some(cuda) => gpu_parts(&config, &watcher, &mut *boot, sys, statics, &hosts, cuda, placement)?,
         #[cfg(not(feature = "cuda"))]
-        Some(never) => match (never, sharers).0 {},
+        Some(never) => match (never, placement).0 {},
     };
     let teams = TeamTable::new(my_pe, n_pes, sys.max_teams, shared);
     let forced = config.coll_algo;
@@ -251,25 +251,32 @@ fn build(config: Config, mut boot: Box<dyn Bootstrap>, statics: Option<StaticSeg
     Ok(Ctx::new(rt))
 }
 
-/// Collective: how many PEs of this job run in this process on this PE's GPU (`ordinal`,
-/// `None` for a CPU PE), this one included.
-fn gpu_sharers(boot: &mut dyn Bootstrap, hosts: &Hosts, ordinal: Option<usize>) -> Result<usize> {
+/// Collective: how many PEs of this job run in this process on this PE's GPU (`gpu`: its
+/// ordinal and UUID, `None` for a CPU PE), this one included, and whether every PE this one
+/// maps uses the same GPU (by UUID, so processes that number their GPUs differently agree).
+fn gpu_placement(boot: &mut dyn Bootstrap, hosts: &Hosts, gpu: Option<(usize, [u8; 16])>) -> Result<(usize, bool)> {
     let me = boot.rank();
-    let mine = [u64::from(std::process::id()), ordinal.map_or(u64::MAX, |o| o as u64)];
-    let all = boot.allgather(bytemuck::cast_slice(&mine))?;
-    let same_place = |b: &Vec<u8>| b.as_slice() == bytemuck::cast_slice::<u64, u8>(&mine);
-    Ok(all.iter().enumerate().filter(|&(pe, b)| hosts.mapped[pe] && same_place(b) || pe == me).count())
+    let (ordinal, uuid) = gpu.map_or((u64::MAX, [0u8; 16]), |(o, u)| (o as u64, u));
+    let mut mine = Vec::with_capacity(32);
+    mine.extend_from_slice(&u64::from(std::process::id()).to_le_bytes());
+    mine.extend_from_slice(&ordinal.to_le_bytes());
+    mine.extend_from_slice(&uuid);
+    let all = boot.allgather(&mine)?;
+    let mapped = |pe: usize| hosts.mapped[pe] || pe == me;
+    let sharers = all.iter().enumerate().filter(|&(pe, b)| mapped(pe) && b[..16] == mine[..16]).count();
+    let one_device = gpu.is_some() && all.iter().enumerate().all(|(pe, b)| !mapped(pe) || b[16..] == mine[16..]);
+    Ok((sharers, one_device))
 }
 
-/// The ordinal of this PE's GPU.
+/// The ordinal and UUID of this PE's GPU.
 #[cfg(feature = "cuda")]
-fn gpu_ordinal(c: &Arc<crate::gpu::cuda::Cuda>) -> usize {
-    c.ordinal
+fn gpu_identity(c: &Arc<crate::gpu::cuda::Cuda>) -> Result<(usize, [u8; 16])> {
+    Ok((c.ordinal, c.uuid()?))
 }
 
 /// Without the `cuda` feature there is no GPU.
 #[cfg(not(feature = "cuda"))]
-fn gpu_ordinal(c: &std::convert::Infallible) -> usize {
+fn gpu_identity(c: &std::convert::Infallible) -> Result<(usize, [u8; 16])> {
     match *c {}
 }
 
@@ -342,7 +349,7 @@ fn gpu_parts(
     statics: Option<StaticSegment>,
     hosts: &Hosts,
     cuda: Arc<crate::gpu::cuda::Cuda>,
-    sharers: usize,
+    (sharers, one_device): (usize, bool),
 ) -> Result<Parts> {
     use crate::gpu::{memory::DeviceHeap, state::DeviceSysLayout, Gpu, GpuSetup};
     use crate::transport::{device::DeviceTransport, proxy};
@@ -364,6 +371,7 @@ fn gpu_parts(
         coll_proto: config.gpu_coll_proto,
         coll_sets: config.gpu_coll_sets,
         sharers,
+        one_device,
     };
     let g = Gpu::new(cuda, dev, setup, config.kernel_cache())?;
     g.set_team(0, Some((0, 1, n_pes)))?;

@@ -124,6 +124,15 @@ impl Cuda {
         Ok(*self.sms.get_or_init(|| n))
     }
 
+    /// The device's UUID: the same GPU has the same one in every process, whatever its
+    /// ordinal there.
+    pub fn uuid(&self) -> Result<[u8; 16]> {
+        let mut u = sys::CUuuid_st { bytes: [0; 16] };
+        // SAFETY: out pointer to a local.
+        check(unsafe { sys::cuDeviceGetUuid_v2(&mut u, self.device) }, "cuDeviceGetUuid_v2", self.pe)?;
+        Ok(u.bytes.map(|b| b as u8))
+    }
+
     /// The device's name.
     pub fn name(&self) -> Result<String> {
         let mut buf = [0 as std::ffi::c_char; 256];

@@ -221,6 +221,8 @@ pub struct GpuSetup {
     pub coll_sets: usize,
     /// PEs of this process on this GPU, this one included (thread PEs share it).
     pub sharers: usize,
+    /// Every PE this one maps uses this PE's GPU (the same device, by UUID).
+    pub one_device: bool,
 }
 
 impl Gpu {
@@ -256,7 +258,7 @@ impl Gpu {
             coll_teams: layout.coll_teams as i32,
             coll_sets: layout.coll_sets as i32,
             coll_proto: s.coll_proto.code(),
-            coll_pad: 0,
+            one_device: s.one_device as i32,
             ..DeviceState::default()
         };
         // Collective words start at zero (peers write them only after init's barrier).

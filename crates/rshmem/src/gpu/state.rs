@@ -130,8 +130,9 @@ c_struct! {
     pub coll_sets: i32,
     /// Forced protocol (0 auto, 1 simple, 2 LL, 3 LL128).
     pub coll_proto: i32,
-    /// Padding.
-    pub coll_pad: i32,
+    /// 1 when every PE this one maps is on this PE's GPU (thread PEs, or processes sharing
+    /// one GPU): fences, signals and barrier counters then need only GPU scope.
+    pub one_device: i32,
 }}
 
 /// Barrier rounds per team (as `RSHMEM_MAX_ROUNDS` in the header).
