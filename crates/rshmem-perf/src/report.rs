@@ -124,7 +124,7 @@ impl Report {
                     AnchorCell::Measured(a) => {
                         l.push(fmt_num(a.median_us));
                         l.push(cell(gbps(r.bytes, a.median_us)));
-                        l.push(r.ratio(k).map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()));
+                        l.push(r.ratio(k).map(format_ratio).unwrap_or_else(|| "-".into()));
                     }
                     AnchorCell::Skipped(_) => l.extend(["n/a".into(), "n/a".into(), "-".into()]),
                     AnchorCell::Missing | AnchorCell::NotRun => l.extend(["-".into(), "-".into(), "-".into()]),
@@ -313,6 +313,17 @@ pub fn json_num(v: f64) -> String {
     }
 }
 
+/// A ratio for the table: two decimals, or two significant digits below 0.1 (a row far
+/// behind must not read as "0.00x").
+fn format_ratio(x: f64) -> String {
+    if x >= 0.1 || x == 0.0 || !x.is_finite() {
+        format!("{x:.2}x")
+    } else {
+        let decimals = (1 - x.log10().floor() as i32).clamp(2, 12) as usize;
+        format!("{x:.decimals$}x")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +363,14 @@ mod tests {
         r.rows[0].anchors.push(AnchorCell::Skipped("no one-sided put".into()));
         r.rows[1].anchors.push(AnchorCell::Measured(s(4.0)));
         r
+    }
+
+    #[test]
+    fn small_ratios_keep_two_significant_digits() {
+        assert_eq!(format_ratio(2.0), "2.00x");
+        assert_eq!(format_ratio(0.1234), "0.12x");
+        assert_eq!(format_ratio(0.0025), "0.0025x");
+        assert_eq!(format_ratio(0.000_31), "0.00031x");
     }
 
     #[test]
