@@ -31,9 +31,10 @@
 //! when it left `s` early (a staged broadcast root, a PE that failed the call): a reader
 //! always sees the writer's code for the collective it waits in. A word of a later
 //! collective (only zero-length collectives let a PE run that far ahead) satisfies the
-//! wait, unchecked; so a PE whose word of collective `s` ended with a marker (a failed
-//! call runs ahead of its peers: it does not wait for them) waits until every member has
-//! finished `s` before it overwrites that word in `s + 4`.
+//! wait, unchecked, unless the writer ended `s` abnormally (failed it or rejected its
+//! arguments; a failed call runs ahead of its peers, it waits for no one): then its
+//! argument record of `s`, which it keeps until every member has finished `s`, says so
+//! (a read only in this rare case).
 //!
 //! Sequence numbers in tag words wrap at 2^32 and are compared as serial numbers, which
 //! holds while the members of a team are fewer than 2^31 collectives apart (they are at
@@ -85,7 +86,8 @@ const RECORD_WORDS: usize = CHECK_BYTES / 8;
 /// "rejected", then the arguments; its last word names the PE a failed PE found
 /// differing).
 const MAX_FIELDS: usize = 6;
-/// Record word naming the differing member (team index + 1; 0: none).
+/// Record word naming the differing member of an abnormal end (team index + 1; the
+/// PE's own when it rejected its arguments; 0: a record of the full check).
 const CULPRIT: usize = RECORD_WORDS - 1;
 /// A staging set last published this many collectives ago is free: every member has
 /// entered a later collective since, so it has finished that one.
@@ -446,35 +448,10 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Called before this PE first writes its PROGRESS word of this collective, which
-    /// held its word of collective `seq - 4`. If that one ended here with a marker (this
-    /// PE failed it, or rejected its arguments), peers may still be in it, waiting on
-    /// that word: overwritten, it would read as a later collective's and satisfy their
-    /// wait unchecked. So wait until every member has finished it (only after a
-    /// failure; normally this is one load of a word in this PE's own cache).
-    fn first_write(&self) -> Result<()> {
-        let old = decode(self.load(self.me(), Self::progress_off(self.seq))?);
-        if old.code != FAILED && old.code != INVALID {
-            return Ok(());
-        }
-        let back = u64::from((self.seq as u32).wrapping_sub(old.seq));
-        let Some(prev) = self.seq.checked_sub(back).filter(|&p| p > 0 && back < STALE) else { return Ok(()) };
-        for i in (0..self.n()).filter(|&i| i != self.me()) {
-            self.wait(
-                i,
-                SLOT_CONSUMED,
-                |v| Ok(finished(decode(v), prev)),
-                || format!("PE {} to finish collective {prev}, which this PE failed, before this PE reuses its word", self.pe(i)),
-            )?;
-        }
-        Ok(())
-    }
-
     /// Publishes this PE's entry word (its code, step 0) unless it already published
     /// in this collective: called before every wait on a peer of this collective.
     fn enter(&self) -> Result<()> {
         if !self.entered.replace(true) {
-            self.first_write()?;
             self.store_mine(Self::progress_off(self.seq), tag(self.seq, self.word_code(), 0))?;
         }
         Ok(())
@@ -482,9 +459,7 @@ impl<'a> Session<'a> {
 
     /// Publishes step `step` of this collective (PROGRESS).
     pub(crate) fn publish(&self, step: u64) -> Result<()> {
-        if !self.entered.replace(true) {
-            self.first_write()?;
-        }
+        self.entered.set(true);
         self.store_mine(Self::progress_off(self.seq), tag(self.seq, self.word_code(), step))
     }
 
@@ -504,8 +479,14 @@ impl<'a> Session<'a> {
                 let w = decode(v);
                 Ok(match relative(w.seq, self.seq) {
                     Ordering::Less => false,
-                    // Past this collective (4 or more ahead): it published everything.
-                    Ordering::Greater => true,
+                    // Past this collective (4 or more ahead): it published everything,
+                    // unless it ended this one abnormally (its record says so).
+                    Ordering::Greater => {
+                        if self.ended_abnormally(i) {
+                            seen.set(Some(FAILED));
+                        }
+                        true
+                    }
                     Ordering::Equal if w.code != self.code => {
                         seen.set(Some(w.code));
                         true
@@ -791,18 +772,9 @@ impl<'a> Session<'a> {
         if self.failed.replace(true) {
             return;
         }
-        let off = Self::record_off(self.seq);
-        let words = Record { culprit: Some(culprit), ..self.args }.words(self.seq);
-        let me = self.rt.my_pe;
-        // The sequence word goes to 0 first and back last, so that a reader can tell a
-        // record that changed while it read it.
-        let _ = self.store_mine(off, 0);
-        let _ = self.rt.to(me).put(me, self.slot + off + 8, bytemuck::cast_slice(&words[1..]));
-        let _ = self.store_mine(off, self.seq);
+        self.write_record(culprit);
         let marker = tag(self.seq, FAILED, DONE);
-        if !self.entered.replace(true) {
-            let _ = self.first_write();
-        }
+        self.entered.set(true);
         let _ = self.store_mine(Self::progress_off(self.seq), marker);
         let _ = self.store_mine(SLOT_CONSUMED, marker);
         if let Some(r) = self.ring_right.get() {
@@ -811,8 +783,46 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Writes this PE's record of an abnormal end of this collective (`culprit`: the
+    /// member it found differing, or itself when it rejected its own arguments). The
+    /// record outlives the PROGRESS word, which the PE overwrites when it enters collective
+    /// `seq + 4` (it may run ahead: a failed call waits for no one): a peer still in this
+    /// collective that finds that later word reads the record instead. So before
+    /// overwriting an abnormal record of an earlier collective, this waits until every
+    /// member has finished that one. Error path only; best effort.
+    fn write_record(&self, culprit: usize) {
+        let off = Self::record_off(self.seq);
+        let mut old = [0u64; RECORD_WORDS];
+        if self.get(self.me(), self.slot + off, &mut old).is_ok() && old[CULPRIT] != 0 && old[0] != 0 && old[0] < self.seq {
+            let prev = old[0];
+            for i in (0..self.n()).filter(|&i| i != self.me()) {
+                let _ = self.wait(
+                    i,
+                    SLOT_CONSUMED,
+                    |v| Ok(finished(decode(v), prev)),
+                    || format!("PE {} to finish collective {prev}, which this PE ended abnormally", self.pe(i)),
+                );
+            }
+        }
+        let words = Record { culprit: Some(culprit), ..self.args }.words(self.seq);
+        let me = self.rt.my_pe;
+        // The sequence word goes to 0 first and back last, so that a reader can tell a
+        // record that changed while it read it.
+        let _ = self.store_mine(off, 0);
+        let _ = self.rt.to(me).put(me, self.slot + off + 8, bytemuck::cast_slice(&words[1..]));
+        let _ = self.store_mine(off, self.seq);
+    }
+
+    /// Whether member `i`, whose PROGRESS word is already of a later collective, ended
+    /// this one abnormally (failed it, or rejected its arguments): its record says so.
+    #[cold]
+    #[inline(never)]
+    fn ended_abnormally(&self, i: usize) -> bool {
+        self.record(i).is_some_and(|r| r.culprit.is_some())
+    }
+
     /// Member `i`'s argument record of this collective, if it wrote one (the full check,
-    /// or a failed call) and it did not change while being read.
+    /// or an abnormal end) and it did not change while being read.
     fn record(&self, i: usize) -> Option<Record> {
         let off = Self::record_off(self.seq);
         if self.load(i, off).ok()? != self.seq {
@@ -941,8 +951,11 @@ impl Drop for Session<'_> {
         if self.n() > 1 && !self.entered.replace(true) {
             // A PE that left without publishing (zero-length call, rejected arguments,
             // an error every member returns alike) still shows its code to peers that
-            // wait on it under other arguments.
-            let _ = self.first_write();
+            // wait on it under other arguments; one that rejected its arguments also
+            // leaves a record, for peers that find its word of a later collective.
+            if self.args.rejected {
+                self.write_record(self.me());
+            }
             let _ = self.store_mine(Self::progress_off(self.seq), tag(self.seq, self.word_code(), 0));
         }
         let _ = self.store_mine(SLOT_CONSUMED, tag(self.seq, self.word_code(), DONE));
