@@ -99,7 +99,8 @@ pub enum Error {
         pe: usize,
         /// Its value.
         value: String,
-        /// The PE compared against (the team's first PE).
+        /// The PE compared against: the team's first PE under `RSHMEM_COLL_CHECK=1`, the
+        /// PE that reports it for the always-on check.
         reference_pe: usize,
         /// Its value.
         reference: String,

@@ -1,5 +1,5 @@
 //! Collectives that go wrong: differing arguments are reported naming the PE (with the
-//! argument check on), bad arguments are errors, and a PE that exits or is killed in the
+//! full argument check on, and by the always-on check with it off), bad arguments are errors, and a PE that exits or is killed in the
 //! middle of a collective ends the job with a message instead of a hang (rshmemrun's message,
 //! or mpirun's when the suite runs under it) (tests/pe/coll_fail.rs).
 
@@ -23,6 +23,61 @@ fn differing_arguments_name_the_pe() {
     ] {
         let detail = job.check(pe, &format!("mismatch.{case}")).detail;
         assert!(detail.starts_with(message), "mismatch {case} on PE {pe}: `{detail}`, expected `{message}`");
+    }
+}
+
+/// Asserts the outcome of `pe_coll_fail cheap` (tests/pe/coll_fail.rs): every PE's errors
+/// name the call and the PEs, and the argument with both values where both PEs failed.
+fn assert_cheap(job: &Job, what: &str) {
+    job.assert_all(4, &names(&[&["cheap"], &["1", "2", "3", "4", "world_still_works", "broadcast_still_works", "fcollect_still_works"]]));
+    let detail = |pe: usize, case: usize| job.check(pe, &format!("cheap.{case}")).detail;
+    let expect = |pe: usize, case: usize, message: &str| {
+        let d = detail(pe, case);
+        assert!(d.starts_with(message), "{what}: PE {pe}, case {case}: `{d}`, expected `{message}`");
+    };
+    // The named messages, worded as the full check words them (this PE as the reference).
+    expect(0, 1, "reduce: argument `nreduce` differs between PEs: PE 1 passed 8, PE 0 passed 7");
+    expect(2, 2, "broadcast: argument `PE_root` differs between PEs: PE 0 passed 1, PE 2 passed 0");
+    expect(3, 4, "fcollectmem: argument `nbytes` differs between PEs: PE 2 passed 16, PE 3 passed 8");
+    let d = detail(1, 1);
+    assert!(d.starts_with("reduce: argument `nreduce` differs between PEs: PE ") && d.contains("PE 1 passed 8"), "{what}: {d}");
+    // PE 2, alone with root 1, names a PE it waited for and itself: with both values when
+    // that PE failed too, else with its own arguments.
+    let d = detail(2, 3);
+    assert!(d.starts_with("broadcast: argument `") && (d.contains("PE 2 passed 1") || d.contains("PE_root 1")), "{what}: {d}");
+}
+
+#[test]
+fn differing_arguments_are_errors_without_the_full_check() {
+    // Unset means off in a release build (in a debug build it means the full check, which
+    // `differing_arguments_name_the_pe` covers); 0 is off in either.
+    let settings: &[&str] = if cfg!(debug_assertions) { &["0"] } else { &["", "0"] };
+    for &check in settings {
+        let job = run_env(4, "pe_coll_fail", &["cheap"], &[("RSHMEM_COLL_CHECK", check), ("RSHMEM_WAIT_WARN", "20")], 120);
+        assert_cheap(&job, &format!("RSHMEM_COLL_CHECK={check}"));
+    }
+    // Every algorithm carries the check (on both transports when the suite runs over UCX).
+    for algo in ["broadcast=tree,fcollect=ring,reduce=ring", "reduce=rsag", "broadcast=hier,fcollect=hier,reduce=hier"] {
+        let env = [("RSHMEM_COLL_CHECK", "0"), ("RSHMEM_COLL_ALGO", algo), ("RSHMEM_WAIT_WARN", "20")];
+        assert_cheap(&run_env(4, "pe_coll_fail", &["cheap"], &env, 120), algo);
+    }
+}
+
+#[test]
+fn differing_arguments_are_errors_without_the_full_check_across_hosts() {
+    if let Err(e) = rshmem::ucx_available() {
+        println!("SKIPPED: hosts apart need UCX: {e}");
+        return;
+    }
+    // Two simulated hosts (RSHMEM_HOST), contiguous and interleaved: the hierarchical
+    // algorithms, members over shared memory, leaders over UCX.
+    for host_of in ["PE / 2", "PE % 2"] {
+        let script = format!("PE=${{RSHMEM_PE:-$PMIX_RANK}}; RSHMEM_HOST=h$(({host_of})) exec \"$0\" \"$@\"");
+        let prog = example("pe_coll_fail");
+        let args = ["-c", &script, prog.to_str().expect("utf-8 path"), "cheap"];
+        let env = [("RSHMEM_TRANSPORT", "auto"), ("UCX_TLS", "tcp"), ("RSHMEM_COLL_CHECK", "0"), ("RSHMEM_WAIT_WARN", "20")];
+        let job = run_program_env(4, std::path::Path::new("/bin/sh"), &args, &env, 120);
+        assert_cheap(&job, &format!("hosts {host_of}"));
     }
 }
 

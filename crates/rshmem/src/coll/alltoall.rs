@@ -11,7 +11,7 @@
 //! neighbour and goes around, so writers spread over the receivers. `dest` and `source`
 //! must not overlap.
 
-use super::session::{show_num, show_offset, Kind, Session};
+use super::session::{Kind, Session};
 use super::{bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -97,30 +97,19 @@ impl Ctx {
             }
             Ok((d, s))
         })();
-        let s = Session::begin(rt, &t, call);
+        let mut s = Session::begin(rt, &t, call);
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        s.check(
-            kind,
-            &[
-                ("element bytes (alltoall: block bytes)", elem as u64, show_num),
-                ("nelems", nelems as u64, show_num),
-                ("dst", dst as u64, show_num),
-                ("sst", sst as u64, show_num),
-                ("dest", d as u64, show_offset),
-                ("source", so as u64, show_offset),
-            ],
-            local.is_ok(),
-        )?;
+        s.check(kind, [elem as u64, nelems as u64, dst as u64, sst as u64, d as u64, so as u64], local.is_ok())?;
         let (d, so) = local?;
         if nelems == 0 || elem == 0 {
             return Ok(());
         }
-        run(s, d, so, elem, dst, sst, nelems)
+        run(&mut s, d, so, elem, dst, sst, nelems)
     }
 }
 
 /// Direct exchange (see the module documentation).
-fn run(mut s: Session<'_>, dest: usize, src: usize, elem: usize, dst: usize, sst: usize, nelems: usize) -> Result<()> {
+fn run(s: &mut Session<'_>, dest: usize, src: usize, elem: usize, dst: usize, sst: usize, nelems: usize) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let send = |s: &Session<'_>, j: usize| -> Result<()> {
         let (dbase, sbase) = (dest + me * nelems * dst * elem, src + j * nelems * sst * elem);
@@ -139,10 +128,10 @@ fn run(mut s: Session<'_>, dest: usize, src: usize, elem: usize, dst: usize, sst
             s.wait_progress(i, 1)?;
         }
     }
-    send(&s, me)?;
+    send(s, me)?;
     for d in 1..n {
         let j = (me + d) % n;
-        send(&s, j)?;
+        send(s, j)?;
         s.fence(j)?;
         s.arrive(j)?;
     }

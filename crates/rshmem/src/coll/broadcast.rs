@@ -5,7 +5,7 @@
 //! [binomial tree](super::broadcast_tree) and [hierarchical](super::broadcast_hier), chosen by [`super::select::broadcast`].
 
 use super::select::{self, BroadcastAlgo, Shape};
-use super::session::{show_algo, show_num, show_offset, Kind, Session};
+use super::session::{Kind, Session};
 use super::{broadcast_direct, broadcast_hier, broadcast_tree, bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
@@ -46,17 +46,7 @@ impl Ctx {
         let hosts = s.hosts();
         let algo = select::broadcast(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        s.check(
-            Kind::Broadcast,
-            &[
-                ("nbytes", nbytes as u64, show_num),
-                ("PE_root", root as u64, show_num),
-                ("dest", d as u64, show_offset),
-                ("source", so as u64, show_offset),
-                ("algorithm", algo as u64, show_algo),
-            ],
-            local.is_ok(),
-        )?;
+        s.check(Kind::Broadcast, [nbytes as u64, root as u64, d as u64, so as u64, algo as u64], local.is_ok())?;
         let (d, so) = local?;
         if nbytes == 0 {
             return Ok(());

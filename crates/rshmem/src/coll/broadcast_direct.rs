@@ -5,7 +5,8 @@
 //! is next reused). Larger messages are read straight from the root's source; the root
 //! then waits until every member has finished reading (CONSUMED) before it returns, so
 //! the source may be reused. One synchronization step for the members, none or one for
-//! the root.
+//! the root. A member's only word of the call besides its CONSUMED = DONE is its entry
+//! word (the argument code, see `session.rs`), which it writes before waiting on the root.
 
 use super::session::Session;
 use crate::error::Result;
@@ -38,6 +39,6 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
     }
     s.wait_progress(root, 1)?;
     s.copy(me, dest, root, from, nbytes)?;
-    s.consumed(1)?;
+    // The CONSUMED = DONE this PE stores as it returns tells the root it has read.
     Ok(())
 }

@@ -3,8 +3,9 @@
 //! The root leads its own host for the call; every other host is led by its first
 //! member. The root publishes its source (step 1). The root's host mates and the other
 //! hosts' leaders copy it into their dests (the leaders over the network) and say so
-//! (CONSUMED 1); each other leader then publishes its dest (step 2), its members copy
-//! from it (CONSUMED 2) and the leader returns once they have. The root returns once its
+//! (CONSUMED 1; the host mates with the CONSUMED = DONE they store as they return); each
+//! other leader then publishes its dest (step 2), its members copy from it (CONSUMED =
+//! DONE as they return) and the leader returns once they have. The root returns once its
 //! readers have read. The network carries the message once per other host.
 
 use super::session::Session;
@@ -31,8 +32,8 @@ pub(crate) fn run(s: &mut Session<'_>, hosts: &HostGroups, dest: usize, src: usi
     if g == root_group || me == lead(g) {
         s.wait_progress(root, 1)?;
         s.copy(me, dest, root, src, nbytes)?;
-        s.consumed(1)?;
         if g != root_group {
+            s.consumed(1)?;
             s.publish(2)?;
             for &i in group.iter().filter(|&&i| i != me) {
                 s.wait_consumed(i, 2)?;
@@ -43,6 +44,6 @@ pub(crate) fn run(s: &mut Session<'_>, hosts: &HostGroups, dest: usize, src: usi
     let leader = lead(g);
     s.wait_progress(leader, 2)?;
     s.copy(me, dest, leader, dest, nbytes)?;
-    s.consumed(2)?;
+    // The CONSUMED = DONE this PE stores as it returns tells the leader it has read.
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! chosen by [`super::select::fcollect`] / [`super::select::collect`].
 
 use super::select::{self, GatherAlgo, Shape};
-use super::session::{show_algo, show_num, show_offset, Kind, Session};
+use super::session::{Kind, Session};
 use super::{bytes_of, gather_direct, gather_hier, gather_ring, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -60,16 +60,7 @@ impl Ctx {
         let hier = hosts.spans_hosts();
         let algo = select::fcollect(&rt.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        s.check(
-            Kind::Fcollect,
-            &[
-                ("nbytes", nbytes as u64, show_num),
-                ("dest", d as u64, show_offset),
-                ("source", so as u64, show_offset),
-                ("algorithm", algo as u64, show_algo),
-            ],
-            local.is_ok(),
-        )?;
+        s.check(Kind::Fcollect, [nbytes as u64, d as u64, so as u64, algo as u64], local.is_ok())?;
         let (d, so) = local?;
         if nbytes == 0 {
             return Ok(());
@@ -90,6 +81,7 @@ impl Ctx {
                 gather_direct::run(&mut s, d, so, &offsets, &sizes)
             }
             GatherAlgo::Ring => {
+                s.signals_to((s.me() + 1) % n);
                 s.wait_progress((s.me() + 1) % n, 1)?;
                 gather_ring::run(&mut s, d, so, &offsets, &sizes)
             }
@@ -109,11 +101,7 @@ impl Ctx {
         let mut s = Session::begin(rt, &t, call);
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         let forced = rt.forced.collect.map_or(0, |a| a as u64 + 1);
-        s.check(
-            Kind::Collect,
-            &[("dest", d as u64, show_offset), ("source", so as u64, show_offset), ("forced algorithm", forced, show_algo)],
-            local.is_ok(),
-        )?;
+        s.check(Kind::Collect, [d as u64, so as u64, forced], local.is_ok())?;
         let (d, so) = local?;
         // Sizes: every member publishes its own, then reads all (this is also the entry
         // signal that lets peers write into its dest).

@@ -10,6 +10,7 @@ use crate::error::Result;
 pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, offsets: &[usize], sizes: &[usize]) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let right = (me + 1) % n;
+    s.signals_to(right);
     s.copy(me, dest + offsets[me], me, src, sizes[me])?;
     for t in 0..n - 1 {
         let b = (me + n - t) % n;

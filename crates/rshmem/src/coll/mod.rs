@@ -17,9 +17,13 @@
 //! [`crate::heap::layout`]); the library manages both, so several teams run collectives
 //! at the same time without interfering. Each member numbers the collectives it calls on
 //! a team (the *sequence*; members call them in the same order, so numbers agree). A PE
-//! publishes progress in its own PROGRESS word as `(sequence << 24) | step`; values only
-//! grow, so a wait is "until the word is at least this", never needs a reset, and a later
-//! collective's value satisfies an earlier wait. The rules every algorithm keeps:
+//! publishes progress in its own PROGRESS word as a tag word: sequence, the PE's argument
+//! code (see "Argument check" below) and step (layout in `session.rs`). A collective's
+//! PROGRESS word is one of four, by sequence mod 4, so a reader finds the writer's word of
+//! the collective it waits in even when the writer already left it. Values of one
+//! collective only grow, so a wait is "until the word is at least this", never needs a
+//! reset, and a later collective's value satisfies an earlier wait (CONSUMED is one word
+//! for all collectives). The rules every algorithm keeps:
 //!
 //! 1. A PE reads a peer's buffer only after the peer published it (PROGRESS), and writes a
 //!    peer's buffer only after the peer entered the collective (so the peer's dest is
@@ -45,13 +49,40 @@
 //!
 //! # Argument check
 //!
-//! With `RSHMEM_COLL_CHECK=1` (the default in debug builds) each collective starts by
-//! publishing a descriptor (kind, sizes, root, type, operator, symmetric offsets,
-//! algorithm, and whether the PE's own arguments were valid) in its team slot; every
-//! member compares all descriptors with member 0's and every member returns the same
-//! [`crate::Error::CollectiveMismatch`] naming the PE that differs. Without the check,
-//! differing arguments are undefined behaviour of the program (never memory unsafety:
-//! every range a PE touches was checked on that PE).
+//! Always on: every tag word a PE writes in a collective (PROGRESS, CONSUMED, the ring's
+//! STEP_IN) carries its *argument code*, a residue mod 251 of the call's kind, sizes,
+//! root, type, operator, symmetric offsets and algorithm (or a marker: the PE rejected
+//! its own arguments, or it failed the call). Every wait on a peer's word of the current
+//! collective compares the peer's code with its own, so the check adds no load, store or
+//! round trip to the algorithms: it reads only what they read anyway. A PE that waits
+//! before it has published anything publishes an entry word first (the broadcast's
+//! non-roots, whose only other word is CONSUMED = DONE, in place of their CONSUMED 1), so
+//! that PEs waiting on each other under differing arguments find out instead of hanging.
+//! On a mismatch the PE fails the call: it writes its argument record into its team slot
+//! and marks its words FAILED, so every PE that waits on it, directly or through others,
+//! fails too rather than waits forever or reads data published under other arguments.
+//! It then reads the records of the PEs involved (waiting, at most 2 s, for the differing
+//! PE to finish the call) and returns [`crate::Error::CollectiveMismatch`] naming the
+//! call, the differing PE and itself, and the argument with both values when the
+//! differing PE failed too (it then wrote its record); otherwise it names the PEs and
+//! lists its own arguments. Data only ever moves between PEs whose codes agree.
+//!
+//! What the code cannot see: calls that differ in several arguments collide with chance
+//! 1/251 (a single argument that differs always changes the code unless it differs by a
+//! multiple of 251); a PE that reads from and waits for no one of differing arguments
+//! cannot notice them. The one such PE in the algorithms is the root of a staged direct
+//! broadcast (up to 16 KiB on mapped peers): it publishes and returns. So when PEs name
+//! different roots, the PEs that read from a PE of other arguments fail, but a PE that
+//! names itself root while no one reads from it returns its own source unchecked (every
+//! PE naming itself root: nobody fails).
+//!
+//! With `RSHMEM_COLL_CHECK=1` (the default in debug builds) each collective also starts by
+//! publishing its record (kind, sizes, root, type, operator, symmetric offsets, algorithm,
+//! and whether the PE's own arguments were valid) in its team slot; every member compares
+//! all records with member 0's and every member returns the same
+//! [`crate::Error::CollectiveMismatch`] naming the PE that differs, before any data moves.
+//! Differing arguments the code misses are undefined behaviour of the program (never
+//! memory unsafety: every range a PE touches was checked on that PE).
 //!
 //! # Floating-point order
 //!

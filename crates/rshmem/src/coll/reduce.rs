@@ -19,7 +19,7 @@
 //! The order in which contributions are combined is documented in [`crate::coll`].
 
 use super::select::{self, ReduceAlgo, ReduceScatterAlgo, Shape};
-use super::session::{show_algo, show_dtype, show_num, show_offset, show_op, Kind, Session};
+use super::session::{Kind, Session};
 use super::{
     bytes_of, overlap, overlap_error, reduce_hier, reduce_oneshot, reduce_ring, reduce_rsag, reduce_scatter_direct, scan, sym_range,
     Overlap,
@@ -117,7 +117,7 @@ impl Ctx {
         let nbytes = nreduce.saturating_mul(sz);
         let algo = select::reduce(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        check_reduction::<T>(&s, Kind::Reduce, op, nreduce, (d, so), algo as u64, local.is_ok())?;
+        check_reduction::<T>(&mut s, Kind::Reduce, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
         if nreduce == 0 {
             return Ok(());
@@ -157,7 +157,7 @@ impl Ctx {
         let nbytes = nreduce.saturating_mul(sz);
         let algo = select::reduce_scatter(&rt.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier: false });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        check_reduction::<T>(&s, Kind::ReduceScatter, op, nreduce, (d, so), algo as u64, local.is_ok())?;
+        check_reduction::<T>(&mut s, Kind::ReduceScatter, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
         if nreduce == 0 {
             return Ok(());
@@ -188,18 +188,10 @@ impl Ctx {
             }
             Ok((d, s))
         })();
-        let s = Session::begin(rt, &t, call);
+        let mut s = Session::begin(rt, &t, call);
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
-        s.check(
-            if exclusive { Kind::Exscan } else { Kind::Inscan },
-            &[
-                ("type", T::DTYPE as u64, show_dtype),
-                ("nelems", nelems as u64, show_num),
-                ("dest", d as u64, show_offset),
-                ("source", so as u64, show_offset),
-            ],
-            local.is_ok(),
-        )?;
+        let kind = if exclusive { Kind::Exscan } else { Kind::Inscan };
+        s.check(kind, [T::DTYPE as u64, nelems as u64, d as u64, so as u64], local.is_ok())?;
         let (d, so) = local?;
         if nelems == 0 {
             return Ok(());
@@ -212,7 +204,7 @@ impl Ctx {
             }
             return Ok(());
         }
-        scan::run::<T>(s, d, so, nelems, exclusive)
+        scan::run::<T>(&s, d, so, nelems, exclusive)
     }
 }
 
@@ -226,7 +218,7 @@ fn supports<T: ReduceType>(call: &'static str, op: ReduceOp, pe: usize) -> Resul
 
 /// The cross-PE argument check shared by reduce and reduce_scatter.
 fn check_reduction<T: ReduceType>(
-    s: &Session,
+    s: &mut Session,
     kind: Kind,
     op: ReduceOp,
     nreduce: usize,
@@ -234,16 +226,5 @@ fn check_reduction<T: ReduceType>(
     algo: u64,
     local_ok: bool,
 ) -> Result<()> {
-    s.check(
-        kind,
-        &[
-            ("type", T::DTYPE as u64, show_dtype),
-            ("op", op as u64, show_op),
-            ("nreduce", nreduce as u64, show_num),
-            ("dest", dest as u64, show_offset),
-            ("source", source as u64, show_offset),
-            ("algorithm", algo, show_algo),
-        ],
-        local_ok,
-    )
+    s.check(kind, [T::DTYPE as u64, op as u64, nreduce as u64, dest as u64, source as u64, algo], local_ok)
 }

@@ -8,7 +8,7 @@ use super::session::Session;
 use crate::error::Result;
 use crate::types::{ReduceOp, ReduceType};
 
-pub(crate) fn run<T: ReduceType>(s: Session<'_>, dest: usize, src: usize, count: usize, exclusive: bool) -> Result<()> {
+pub(crate) fn run<T: ReduceType>(s: &Session<'_>, dest: usize, src: usize, count: usize, exclusive: bool) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
     s.publish(1)?;
@@ -20,7 +20,7 @@ pub(crate) fn run<T: ReduceType>(s: Session<'_>, dest: usize, src: usize, count:
     let aside = dest == src && me + 1 < n;
     let mut result = if aside { vec![T::ZERO; count] } else { Vec::new() };
     combine_pieces::<T>(
-        &s,
+        s,
         &members,
         |_| src,
         count,

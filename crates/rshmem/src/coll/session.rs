@@ -5,10 +5,55 @@
 //! protocol's primitives (publish, wait, arrive, pull, push) and, when it ends (dropped,
 //! on success or error), records that this PE finished the call (CONSUMED = DONE).
 //! See the module documentation of [`crate::coll`] for the protocol.
+//!
+//! # Tag words and the argument code
+//!
+//! PROGRESS, CONSUMED and STEP_IN hold *tag words*:
+//!
+//! ```text
+//! bits 63..32  collective sequence, mod 2^32 (compared as serial numbers)
+//! bits 31..24  argument code of the PE that wrote the word
+//! bits 23..0   step within the collective (DONE: finished)
+//! ```
+//!
+//! The argument code ([`argument_code`]) condenses the call's kind and arguments (sizes,
+//! root, type, operator, symmetric offsets, algorithm) into a residue mod 251, or one of
+//! two markers: [`INVALID`] (the PE rejected its own arguments) and [`FAILED`] (the PE
+//! failed the call after it found differing arguments). Every wait on a peer's tag word
+//! of the current collective compares the peer's code with this PE's, so the always-on
+//! argument check costs no extra load, store or round trip: it rides on the words the
+//! algorithms exchange anyway. A PE that waits on a peer before it publishes anything
+//! publishes an entry word first (step 0), so that a peer which, under its own
+//! arguments, waits on it sees its code instead of hanging.
+//!
+//! PROGRESS has one word per sequence mod 4 (`SLOT_PROGRESS + 8 * (seq % 4)`, one cache
+//! line), so a PE's word for collective `s` stays readable until it enters `s + 4`, also
+//! when it left `s` early (a staged broadcast root, a PE that failed the call): a reader
+//! always sees the writer's code for the collective it waits in. A word of a later
+//! collective (only zero-length collectives let a PE run that far ahead) satisfies the
+//! wait, unchecked, unless the writer ended `s` abnormally (failed it or rejected its
+//! arguments; a failed call runs ahead of its peers, it waits for no one): then its
+//! argument record of `s`, which it keeps until every member has finished `s`, says so
+//! (a read only in this rare case).
+//!
+//! Sequence numbers in tag words wrap at 2^32 and are compared as serial numbers, which
+//! holds while the members of a team are fewer than 2^31 collectives apart (they are at
+//! most a few apart unless a PE runs a long stream of zero-length collectives alone).
+//! (Before the code, the sequence took 40 bits and never wrapped in practice; the step
+//! keeps its 24 bits, so the ring and tree limits are unchanged.)
+//!
+//! On a mismatch (the slow path, the only one where the check costs anything) the PE
+//! writes its *argument record* (kind, argument values, the member it found differing)
+//! into the check area of its slot, one 128-byte record per PROGRESS word
+//! (`SLOT_CHECK + 128 * (seq % 4)`, within the area `heap/layout.rs` reserves before
+//! `SLOT_SPLIT`; the full check of `RSHMEM_COLL_CHECK=1` writes the same records), marks
+//! its words FAILED, and reads the records of the PEs involved to name the argument. The
+//! layout's table still shows PROGRESS as one word and the check area as two
+//! descriptors; the words named here live in the same lines and area.
 
 use crate::error::{Error, Result};
 use crate::heap::layout::{
-    CHECK_BYTES, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
+    CHECK_BYTES, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -17,18 +62,94 @@ use crate::runtime::Runtime;
 use crate::transport::notify::{self, WaitOutcome};
 use crate::transport::AmoOp;
 use crate::types::{ReduceDtype, ReduceOp};
+use std::cell::Cell;
+use std::cmp::Ordering;
 use std::sync::{Arc, MutexGuard};
+use std::time::Duration;
 
-/// Bits of a PROGRESS/CONSUMED word that hold the step within one collective.
+/// Bits of a tag word that hold the step within one collective.
 pub(crate) const STEP_BITS: u32 = 24;
 /// The step that means "finished the whole call".
 pub(crate) const DONE: u64 = (1 << STEP_BITS) - 1;
+/// Argument codes are residues mod this prime; larger byte values are markers.
+const CODE_MOD: u64 = 251;
+/// Marker code: the PE rejected its own arguments (it returns its own error).
+pub(crate) const INVALID: u8 = 0xFE;
+/// Marker code: the PE failed the call after finding differing arguments (its record in
+/// the check area says what it passed and whom it found differing).
+pub(crate) const FAILED: u8 = 0xFF;
+/// PROGRESS words per team slot (indexed by sequence mod this).
+const PROGRESS_WORDS: usize = 4;
+/// Words of one argument record (the check area has one per PROGRESS word).
+const RECORD_WORDS: usize = CHECK_BYTES / 8;
+/// Most arguments a collective checks (a record's words 0-2 are sequence, kind and
+/// "rejected", then the arguments; its last word names the PE a failed PE found
+/// differing).
+const MAX_FIELDS: usize = 6;
+/// Record word naming the differing member of an abnormal end (team index + 1; the
+/// PE's own when it rejected its arguments; 0: a record of the full check).
+const CULPRIT: usize = RECORD_WORDS - 1;
+/// A staging set last published this many collectives ago is free: every member has
+/// entered a later collective since, so it has finished that one.
+const STALE: u64 = 1 << 30;
+/// How long a PE that found differing arguments waits for the differing PE to finish
+/// the call, to read what it passed (only then can it name the argument).
+const NAMING_WAIT: Duration = Duration::from_secs(2);
 
-/// The value of a PROGRESS/CONSUMED word: collective `seq`, step `step`.
+const _: () = assert!(SLOT_PROGRESS + 8 * PROGRESS_WORDS <= SLOT_CONSUMED);
+const _: () = assert!(SLOT_CHECK + PROGRESS_WORDS * CHECK_BYTES <= SLOT_SPLIT);
+const _: () = assert!(3 + MAX_FIELDS < CULPRIT);
+
+/// The tag word of collective `seq`, written with argument code `code`, at `step`.
 #[inline]
-pub(crate) fn tag(seq: u64, step: u64) -> u64 {
+fn tag(seq: u64, code: u8, step: u64) -> u64 {
     debug_assert!(step <= DONE);
-    (seq << STEP_BITS) | step
+    ((seq as u32 as u64) << 32) | (u64::from(code) << STEP_BITS) | step
+}
+
+/// A tag word taken apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Tag {
+    seq: u32,
+    code: u8,
+    step: u64,
+}
+
+#[inline]
+fn decode(w: u64) -> Tag {
+    Tag { seq: (w >> 32) as u32, code: (w >> STEP_BITS) as u8, step: w & DONE }
+}
+
+/// Where collective `word_seq` (a tag word's sequence) lies relative to collective `seq`.
+#[inline]
+fn relative(word_seq: u32, seq: u64) -> Ordering {
+    (word_seq.wrapping_sub(seq as u32) as i32).cmp(&0)
+}
+
+/// Whether a CONSUMED word `w` says its PE has finished collective `seq`.
+#[inline]
+fn finished(w: Tag, seq: u64) -> bool {
+    match relative(w.seq, seq) {
+        Ordering::Less => false,
+        Ordering::Equal => w.step == DONE,
+        Ordering::Greater => true,
+    }
+}
+
+/// The argument code of a call: `kind + sum(c_k * v_k)` mod 251 over the argument values
+/// `v_k`, with small distinct coefficients `c_k` (one division per call). Linear while
+/// the sum does not wrap (values below 2^56: every real size and offset), so a call that
+/// differs from another in one argument gets another code unless the difference is a
+/// multiple of 251 (a root, operator, type or kind always differs; a size or offset
+/// almost always); calls that differ in several arguments collide with chance 1/251.
+#[inline]
+pub(crate) fn argument_code(kind: Kind, values: &[u64]) -> u8 {
+    const COEF: [u64; MAX_FIELDS] = [2, 3, 5, 7, 11, 13];
+    let mut acc = kind as u64;
+    for (v, c) in values.iter().zip(COEF) {
+        acc = acc.wrapping_add(v.wrapping_mul(c));
+    }
+    (acc % CODE_MOD) as u8
 }
 
 /// Collective kinds, as recorded in the argument check.
@@ -46,22 +167,71 @@ pub(crate) enum Kind {
     Exscan = 9,
 }
 
+/// One checked argument: its name and how to show a value.
+type Spec = (&'static str, fn(u64) -> String);
+
 impl Kind {
+    const ALL: [Kind; 9] = [
+        Kind::Broadcast,
+        Kind::Fcollect,
+        Kind::Collect,
+        Kind::Alltoall,
+        Kind::Alltoalls,
+        Kind::Reduce,
+        Kind::ReduceScatter,
+        Kind::Inscan,
+        Kind::Exscan,
+    ];
+
+    fn from_raw(v: u64) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|&k| k as u64 == v)
+    }
+
     fn name_of(v: u64) -> String {
         let names = ["broadcast", "fcollect", "collect", "alltoall", "alltoalls", "reduce", "reduce_scatter", "sum_inscan", "sum_exscan"];
         names.get((v as usize).wrapping_sub(1)).map_or_else(|| format!("collective #{v}"), |s| s.to_string())
     }
+
+    /// The arguments the check compares, in the order callers pass their values.
+    pub(crate) fn fields(self) -> &'static [Spec] {
+        const BROADCAST: &[Spec] =
+            &[("nbytes", show_num), ("PE_root", show_num), ("dest", show_offset), ("source", show_offset), ("algorithm", show_algo)];
+        const FCOLLECT: &[Spec] = &[("nbytes", show_num), ("dest", show_offset), ("source", show_offset), ("algorithm", show_algo)];
+        const COLLECT: &[Spec] = &[("dest", show_offset), ("source", show_offset), ("forced algorithm", show_algo)];
+        const ALLTOALL: &[Spec] = &[
+            ("element bytes (alltoall: block bytes)", show_num),
+            ("nelems", show_num),
+            ("dst", show_num),
+            ("sst", show_num),
+            ("dest", show_offset),
+            ("source", show_offset),
+        ];
+        const REDUCE: &[Spec] = &[
+            ("type", show_dtype),
+            ("op", show_op),
+            ("nreduce", show_num),
+            ("dest", show_offset),
+            ("source", show_offset),
+            ("algorithm", show_algo),
+        ];
+        const SCAN: &[Spec] = &[("type", show_dtype), ("nelems", show_num), ("dest", show_offset), ("source", show_offset)];
+        match self {
+            Kind::Broadcast => BROADCAST,
+            Kind::Fcollect => FCOLLECT,
+            Kind::Collect => COLLECT,
+            Kind::Alltoall | Kind::Alltoalls => ALLTOALL,
+            Kind::Reduce | Kind::ReduceScatter => REDUCE,
+            Kind::Inscan | Kind::Exscan => SCAN,
+        }
+    }
 }
 
-/// One argument in the check: name, value, how to show it.
-pub(crate) type Field = (&'static str, u64, fn(u64) -> String);
-
 /// Shows a number.
-pub(crate) fn show_num(v: u64) -> String {
+fn show_num(v: u64) -> String {
     v.to_string()
 }
 /// Shows a heap offset (a symmetric address).
-pub(crate) fn show_offset(v: u64) -> String {
+fn show_offset(v: u64) -> String {
     if v == u64::MAX {
         "an address outside the heap".into()
     } else {
@@ -69,16 +239,61 @@ pub(crate) fn show_offset(v: u64) -> String {
     }
 }
 /// Shows a reduction type tag.
-pub(crate) fn show_dtype(v: u64) -> String {
+fn show_dtype(v: u64) -> String {
     ReduceDtype::from_raw(v as i32).map_or_else(|| v.to_string(), |d| d.name().to_string())
 }
 /// Shows a reduction operator.
-pub(crate) fn show_op(v: u64) -> String {
+fn show_op(v: u64) -> String {
     ReduceOp::from_raw(v as i32).map_or_else(|| v.to_string(), |o| o.name().to_string())
 }
 /// Shows an algorithm number (the index in the algorithm's enum).
-pub(crate) fn show_algo(v: u64) -> String {
+fn show_algo(v: u64) -> String {
     format!("algorithm #{v} (RSHMEM_COLL_ALGO differs?)")
+}
+
+/// What a PE passed to one collective, as its argument record holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Record {
+    kind: u64,
+    rejected: bool,
+    values: [u64; MAX_FIELDS],
+    /// The member a failed PE found differing.
+    culprit: Option<usize>,
+}
+
+impl Record {
+    fn words(&self, seq: u64) -> [u64; RECORD_WORDS] {
+        let mut w = [0u64; RECORD_WORDS];
+        w[0] = seq;
+        w[1] = self.kind;
+        w[2] = u64::from(self.rejected);
+        w[3..3 + MAX_FIELDS].copy_from_slice(&self.values);
+        w[CULPRIT] = self.culprit.map_or(0, |c| c as u64 + 1);
+        w
+    }
+
+    fn from_words(w: &[u64; RECORD_WORDS]) -> Record {
+        let mut values = [0u64; MAX_FIELDS];
+        values.copy_from_slice(&w[3..3 + MAX_FIELDS]);
+        Record { kind: w[1], rejected: w[2] != 0, values, culprit: w[CULPRIT].checked_sub(1).map(|c| c as usize) }
+    }
+
+    /// Whether two records describe the same call (the culprit aside).
+    fn same_call(&self, other: &Record) -> bool {
+        (self.kind, self.rejected, self.values) == (other.kind, other.rejected, other.values)
+    }
+
+    /// "broadcast with nbytes 8, PE_root 1, ...".
+    fn describe(&self) -> String {
+        let Some(kind) = Kind::from_raw(self.kind) else { return Kind::name_of(self.kind) };
+        let args: Vec<String> = kind
+            .fields()
+            .iter()
+            .zip(&self.values)
+            .map(|(&(name, show), &v)| if name.ends_with("algorithm") { format!("{name} #{v}") } else { format!("{name} {}", show(v)) })
+            .collect();
+        format!("{} with {}", Kind::name_of(self.kind), args.join(", "))
+    }
 }
 
 /// One collective call on one team.
@@ -90,6 +305,16 @@ pub(crate) struct Session<'a> {
     slot: usize,
     stage: usize,
     state: MutexGuard<'a, TeamCollState>,
+    /// What this PE passed ([`Session::check`]).
+    args: Record,
+    /// The argument code of `args`.
+    code: u8,
+    /// Whether this PE has written its PROGRESS word of this collective.
+    entered: Cell<bool>,
+    /// Whether this PE failed the call after finding differing arguments.
+    failed: Cell<bool>,
+    /// The member whose STEP_IN word this PE signals (ring gather), told on failure.
+    ring_right: Cell<Option<usize>>,
 }
 
 impl<'a> Session<'a> {
@@ -99,7 +324,20 @@ impl<'a> Session<'a> {
         state.seq += 1;
         let seq = state.seq;
         let sys = rt.heap.sys();
-        Session { rt, t, call, seq, slot: sys.team_slot(t.slot), stage: sys.team_stage(t.slot), state }
+        Session {
+            rt,
+            t,
+            call,
+            seq,
+            slot: sys.team_slot(t.slot),
+            stage: sys.team_stage(t.slot),
+            state,
+            args: Record { kind: 0, rejected: false, values: [0; MAX_FIELDS], culprit: None },
+            code: 0,
+            entered: Cell::new(false),
+            failed: Cell::new(false),
+            ring_right: Cell::new(None),
+        }
     }
 
     /// Team size.
@@ -155,44 +393,151 @@ impl<'a> Session<'a> {
         self.rt.to(pe).load_word(pe, self.slot + off, 8)
     }
 
-    /// Waits until member `i`'s slot word at `off` reaches `target`, sleeping on the futex
-    /// of the heap that holds the word (every store into a heap wakes its waiters).
-    fn wait_word(&self, i: usize, off: usize, target: u64, what: impl Fn() -> String) -> Result<()> {
+    /// Slot offset of the PROGRESS word of collective `seq`.
+    #[inline]
+    fn progress_off(seq: u64) -> usize {
+        SLOT_PROGRESS + 8 * (seq as usize % PROGRESS_WORDS)
+    }
+
+    /// Slot offset of the argument record of collective `seq`.
+    #[inline]
+    fn record_off(seq: u64) -> usize {
+        SLOT_CHECK + (seq as usize % PROGRESS_WORDS) * CHECK_BYTES
+    }
+
+    /// The code this PE writes into its tag words.
+    #[inline]
+    fn word_code(&self) -> u8 {
+        if self.failed.get() {
+            FAILED
+        } else {
+            self.code
+        }
+    }
+
+    /// Waits until `ready(word)` holds for member `i`'s slot word at `off`, sleeping on
+    /// the futex of the heap that holds the word (every store into a heap wakes its
+    /// waiters), at most `timeout` when given.
+    fn wait_for(
+        &self,
+        i: usize,
+        off: usize,
+        mut ready: impl FnMut(u64) -> Result<bool>,
+        what: impl Fn() -> String,
+        timeout: Option<Duration>,
+    ) -> Result<WaitOutcome> {
         let pe = self.pe(i);
         let t = self.rt.to(pe);
         let word = self.slot + off;
-        let ready = || Ok(t.load_word(pe, word, 8)? >= target);
-        if ready()? {
-            return Ok(());
+        let mut check = || ready(t.load_word(pe, word, 8)?);
+        if check()? {
+            return Ok(WaitOutcome::Ready);
         }
         let me = self.rt.my_pe;
         let base = if t.caps().mapped { self.rt.heap.base(pe) } else { self.rt.heap.base(me) };
         let call = self.call;
         let describe = || format!("{call} on PE {me} (collective {} of its team): {}", self.seq, what());
-        match notify::wait_until(base, self.rt.wait_policy(None), ready, describe)? {
+        notify::wait_until(base, self.rt.wait_policy(timeout), check, describe)
+    }
+
+    /// [`Session::wait_for`] without a time limit (but under the job's hang limit).
+    fn wait(&self, i: usize, off: usize, ready: impl FnMut(u64) -> Result<bool>, what: impl Fn() -> String) -> Result<()> {
+        match self.wait_for(i, off, ready, &what, None)? {
             WaitOutcome::Ready => Ok(()),
-            WaitOutcome::TimedOut => Err(Error::Timeout { call, what: what(), secs: 0.0, pe: me }),
+            WaitOutcome::TimedOut => Err(Error::Timeout { call: self.call, what: what(), secs: 0.0, pe: self.rt.my_pe }),
         }
+    }
+
+    /// Publishes this PE's entry word (its code, step 0) unless it already published
+    /// in this collective: called before every wait on a peer of this collective.
+    fn enter(&self) -> Result<()> {
+        if !self.entered.replace(true) {
+            self.store_mine(Self::progress_off(self.seq), tag(self.seq, self.word_code(), 0))?;
+        }
+        Ok(())
     }
 
     /// Publishes step `step` of this collective (PROGRESS).
     pub(crate) fn publish(&self, step: u64) -> Result<()> {
-        self.store_mine(SLOT_PROGRESS, tag(self.seq, step))
+        self.entered.set(true);
+        self.store_mine(Self::progress_off(self.seq), tag(self.seq, self.word_code(), step))
     }
 
     /// Records that this PE has read its peers' data up to step `step` (CONSUMED).
     pub(crate) fn consumed(&self, step: u64) -> Result<()> {
-        self.store_mine(SLOT_CONSUMED, tag(self.seq, step))
+        self.store_mine(SLOT_CONSUMED, tag(self.seq, self.word_code(), step))
     }
 
-    /// Waits until member `i` has published step `step`.
+    /// Waits until member `i` has published step `step`, checking its argument code.
     pub(crate) fn wait_progress(&self, i: usize, step: u64) -> Result<()> {
-        self.wait_word(i, SLOT_PROGRESS, tag(self.seq, step), || format!("PE {} to publish step {step}", self.pe(i)))
+        self.enter()?;
+        let seen = Cell::new(None);
+        self.wait(
+            i,
+            Self::progress_off(self.seq),
+            |v| {
+                let w = decode(v);
+                Ok(match relative(w.seq, self.seq) {
+                    Ordering::Less => false,
+                    // Past this collective (4 or more ahead): it published everything,
+                    // unless it ended this one abnormally (its record says so).
+                    Ordering::Greater => {
+                        if self.ended_abnormally(i) {
+                            seen.set(Some(FAILED));
+                        }
+                        true
+                    }
+                    Ordering::Equal if w.code != self.code => {
+                        seen.set(Some(w.code));
+                        true
+                    }
+                    Ordering::Equal => w.step >= step,
+                })
+            },
+            || format!("PE {} to publish step {step}", self.pe(i)),
+        )?;
+        self.verdict(i, seen.get())
     }
 
-    /// Waits until member `i` has read up to step `step`.
+    /// Waits until member `i` has read up to step `step`, checking its argument code in
+    /// its CONSUMED word and, while that is not yet of this collective, now and then in
+    /// its PROGRESS word (so that two PEs that each wait for the other to read, under
+    /// differing arguments, find out instead of hanging).
     pub(crate) fn wait_consumed(&self, i: usize, step: u64) -> Result<()> {
-        self.wait_word(i, SLOT_CONSUMED, tag(self.seq, step), || format!("PE {} to finish reading step {step}", self.pe(i)))
+        self.enter()?;
+        let seen = Cell::new(None);
+        let (mut polls, mut entry_checked) = (0u32, false);
+        let spin = self.rt.config.spin;
+        self.wait(
+            i,
+            SLOT_CONSUMED,
+            |v| {
+                let w = decode(v);
+                match relative(w.seq, self.seq) {
+                    Ordering::Greater => return Ok(true),
+                    Ordering::Equal if w.code != self.code => {
+                        seen.set(Some(w.code));
+                        return Ok(true);
+                    }
+                    Ordering::Equal if w.step >= step => return Ok(true),
+                    _ => {}
+                }
+                polls += 1;
+                if !entry_checked && (polls % 64 == 0 || polls > spin) {
+                    let e = decode(self.load(i, Self::progress_off(self.seq))?);
+                    if relative(e.seq, self.seq) == Ordering::Equal {
+                        entry_checked = true;
+                        if e.code != self.code {
+                            seen.set(Some(e.code));
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(false)
+            },
+            || format!("PE {} to finish reading step {step}", self.pe(i)),
+        )?;
+        self.verdict(i, seen.get())
     }
 
     /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence).
@@ -205,21 +550,44 @@ impl<'a> Session<'a> {
     pub(crate) fn wait_arrivals(&mut self, k: u64) -> Result<()> {
         self.state.arrivals += k;
         let target = self.state.arrivals;
-        self.wait_word(self.me(), SLOT_ARRIVE, target, || format!("{k} peers to write their blocks into this PE"))
+        self.wait(self.me(), SLOT_ARRIVE, |v| Ok(v >= target), || format!("{k} peers to write their blocks into this PE"))
+    }
+
+    /// Says that this PE signals member `i`'s STEP_IN word (ring gather): should it fail
+    /// the call, it marks that word, so that `i` does not wait for a signal that never comes.
+    pub(crate) fn signals_to(&self, i: usize) {
+        self.ring_right.set(Some(i));
     }
 
     /// Sets member `i`'s ring signal to step `step` (only its left neighbour does this).
     pub(crate) fn signal_step(&self, i: usize, step: u64) -> Result<()> {
         let pe = self.pe(i);
-        self.rt.to(pe).store_word(pe, self.slot + SLOT_STEP_IN, 8, tag(self.seq, step))
+        self.rt.to(pe).store_word(pe, self.slot + SLOT_STEP_IN, 8, tag(self.seq, self.word_code(), step))
     }
 
-    /// Waits until the left neighbour has signalled step `step`.
+    /// Waits until the left neighbour has signalled step `step`, checking its code.
     pub(crate) fn wait_step_in(&self, step: u64) -> Result<()> {
         let left = (self.me() + self.n() - 1) % self.n();
-        self.wait_word(self.me(), SLOT_STEP_IN, tag(self.seq, step), || {
-            format!("PE {} (left neighbour) to send ring step {step}", self.pe(left))
-        })
+        let seen = Cell::new(None);
+        self.wait(
+            self.me(),
+            SLOT_STEP_IN,
+            |v| {
+                let w = decode(v);
+                // Only the left neighbour writes this word, and only for the collective
+                // this PE is in: other sequences are leftovers of earlier rings.
+                Ok(if relative(w.seq, self.seq) != Ordering::Equal {
+                    false
+                } else if w.code != self.code {
+                    seen.set(Some(w.code));
+                    true
+                } else {
+                    w.step >= step
+                })
+            },
+            || format!("PE {} (left neighbour) to send ring step {step}", self.pe(left)),
+        )?;
+        self.verdict(left, seen.get())
     }
 
     /// Publishes a value readable by members once PROGRESS says so.
@@ -239,11 +607,14 @@ impl<'a> Session<'a> {
     /// overwrite it. Records this collective as its new publisher.
     pub(crate) fn stage_set(&mut self, set: usize) -> Result<usize> {
         let prev = self.state.stage_seq[set];
-        if prev != 0 {
+        if prev != 0 && self.seq - prev < STALE {
             for i in (0..self.n()).filter(|&i| i != self.me()) {
-                self.wait_word(i, SLOT_CONSUMED, tag(prev, DONE), || {
-                    format!("PE {} to finish reading this PE's staging of collective {prev}", self.pe(i))
-                })?;
+                self.wait(
+                    i,
+                    SLOT_CONSUMED,
+                    |v| Ok(finished(decode(v), prev)),
+                    || format!("PE {} to finish reading this PE's staging of collective {prev}", self.pe(i)),
+                )?;
             }
         }
         self.state.stage_seq[set] = self.seq;
@@ -316,43 +687,46 @@ impl<'a> Session<'a> {
 
     // ----- argument check -----
 
-    /// The argument check (on when `RSHMEM_COLL_CHECK` is, by default in debug builds):
-    /// every member publishes the collective's kind, whether its own arguments passed the
-    /// local checks (`local_ok`), and `fields`; every member compares all of them against
-    /// team member 0, so all reach the same verdict. Returns Ok on a PE whose own
-    /// arguments failed (the caller then returns its own error); the others get an error
-    /// naming that PE. Without the check, returns Ok.
-    pub(crate) fn check(&self, kind: Kind, fields: &[Field], local_ok: bool) -> Result<()> {
+    /// Records this PE's arguments: the collective's kind, the values of
+    /// [`Kind::fields`] (in that order) and whether its own arguments passed the local
+    /// checks (`local_ok`). They set the argument code that every tag word of this call
+    /// carries, which the waits compare (always on, see the module documentation).
+    ///
+    /// With `RSHMEM_COLL_CHECK` on (by default in debug builds) it also runs the full
+    /// check: every member publishes its record and compares all of them against team
+    /// member 0, so all reach the same verdict before any data moves. Returns Ok on a PE
+    /// whose own arguments failed (the caller then returns its own error); the others
+    /// get an error naming that PE.
+    #[inline]
+    pub(crate) fn check<const N: usize>(&mut self, kind: Kind, values: [u64; N], local_ok: bool) -> Result<()> {
+        debug_assert_eq!(N, kind.fields().len(), "the values of {kind:?}'s fields");
+        const { assert!(N <= MAX_FIELDS) };
+        self.args.kind = kind as u64;
+        self.args.rejected = !local_ok;
+        self.args.values[..N].copy_from_slice(&values);
+        self.code = if local_ok { argument_code(kind, &values) } else { INVALID };
         if !self.rt.config.coll_check() || self.n() == 1 {
             return Ok(());
         }
-        const WORDS: usize = CHECK_BYTES / 8;
-        assert!(fields.len() <= WORDS - 3, "too many checked fields");
-        let off = self.slot + SLOT_CHECK + self.own_set() * CHECK_BYTES;
-        let mut words = [0u64; WORDS];
-        words[1] = kind as u64;
-        words[2] = u64::from(!local_ok);
-        for (k, f) in fields.iter().enumerate() {
-            words[3 + k] = f.1;
-        }
+        self.full_check()
+    }
+
+    /// The full argument check (see [`Session::check`]).
+    #[cold]
+    #[inline(never)]
+    fn full_check(&self) -> Result<()> {
+        let off = Self::record_off(self.seq);
+        let words = self.args.words(self.seq);
         let me = self.rt.my_pe;
-        self.rt.to(me).put(me, off + 8, bytemuck::cast_slice(&words[1..]))?;
-        self.store_mine(off - self.slot, self.seq)?;
+        self.rt.to(me).put(me, self.slot + off + 8, bytemuck::cast_slice(&words[1..]))?;
+        self.store_mine(off, self.seq)?;
         let mut all = Vec::with_capacity(self.n());
         for i in 0..self.n() {
-            self.wait_word(i, off - self.slot, self.seq, || format!("PE {} to enter the collective (argument check)", self.pe(i)))?;
-            let mut w = [0u64; WORDS];
-            self.get(i, off, &mut w)?;
+            self.wait(i, off, |v| Ok(v >= self.seq), || format!("PE {} to enter the collective (argument check)", self.pe(i)))?;
+            let mut w = [0u64; RECORD_WORDS];
+            self.get(i, self.slot + off, &mut w)?;
             all.push(w);
         }
-        let mismatch = |arg, i: usize, value: String, reference: String| Error::CollectiveMismatch {
-            call: self.call,
-            arg,
-            pe: self.pe(i),
-            value,
-            reference_pe: self.pe(0),
-            reference,
-        };
         for (i, w) in all.iter().enumerate() {
             if w[0] != self.seq {
                 return Err(Error::CollectiveMismatch {
@@ -365,34 +739,279 @@ impl<'a> Session<'a> {
                 });
             }
         }
-        if !local_ok {
+        if self.args.rejected {
             return Ok(());
         }
-        if let Some(i) = all.iter().position(|w| w[2] != 0) {
-            return Err(Error::CollectiveMismatch {
-                call: self.call,
-                arg: "(arguments)",
-                pe: self.pe(i),
-                value: "arguments it rejected (see its own error)".into(),
-                reference_pe: me,
-                reference: "valid arguments".into(),
-            });
+        let records: Vec<Record> = all.iter().map(Record::from_words).collect();
+        if let Some(i) = records.iter().position(|r| r.rejected) {
+            return Err(self.rejected_error(i));
         }
-        if let Some(i) = all.iter().position(|w| w[1] != all[0][1]) {
-            return Err(mismatch("(collective called)", i, Kind::name_of(all[i][1]), Kind::name_of(all[0][1])));
+        match records.iter().position(|r| !r.same_call(&records[0])) {
+            Some(i) => Err(self.named(i, &records[i], 0, &records[0]).unwrap_or_else(|| self.unnamed(i, None))),
+            None => Ok(()),
         }
-        for (k, &(name, _, show)) in fields.iter().enumerate() {
-            if let Some(i) = all.iter().position(|w| w[3 + k] != all[0][3 + k]) {
-                return Err(mismatch(name, i, show(all[i][3 + k]), show(all[0][3 + k])));
+    }
+
+    /// The error for a wait that saw member `i`'s tag word carry code `seen` (a code
+    /// other than this PE's), if any.
+    fn verdict(&self, i: usize, seen: Option<u8>) -> Result<()> {
+        match seen {
+            None => Ok(()),
+            Some(code) => Err(self.mismatch(i, code)),
+        }
+    }
+
+    /// Fails the call on this PE: writes its argument record (with the member it found
+    /// differing), then marks its PROGRESS and CONSUMED words (and the STEP_IN word it
+    /// signals) FAILED for this collective, so that every PE waiting on it fails too
+    /// instead of waiting for steps that will not come. Best effort: a transport that
+    /// fails here has failed the call already.
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, culprit: usize) {
+        if self.failed.replace(true) {
+            return;
+        }
+        self.write_record(culprit);
+        let marker = tag(self.seq, FAILED, DONE);
+        self.entered.set(true);
+        let _ = self.store_mine(Self::progress_off(self.seq), marker);
+        let _ = self.store_mine(SLOT_CONSUMED, marker);
+        if let Some(r) = self.ring_right.get() {
+            let pe = self.pe(r);
+            let _ = self.rt.to(pe).store_word(pe, self.slot + SLOT_STEP_IN, 8, marker);
+        }
+    }
+
+    /// Writes this PE's record of an abnormal end of this collective (`culprit`: the
+    /// member it found differing, or itself when it rejected its own arguments). The
+    /// record outlives the PROGRESS word, which the PE overwrites when it enters collective
+    /// `seq + 4` (it may run ahead: a failed call waits for no one): a peer still in this
+    /// collective that finds that later word reads the record instead. So before
+    /// overwriting an abnormal record of an earlier collective, this waits until every
+    /// member has finished that one. Error path only; best effort.
+    fn write_record(&self, culprit: usize) {
+        let off = Self::record_off(self.seq);
+        let mut old = [0u64; RECORD_WORDS];
+        if self.get(self.me(), self.slot + off, &mut old).is_ok() && old[CULPRIT] != 0 && old[0] != 0 && old[0] < self.seq {
+            let prev = old[0];
+            for i in (0..self.n()).filter(|&i| i != self.me()) {
+                let _ = self.wait(
+                    i,
+                    SLOT_CONSUMED,
+                    |v| Ok(finished(decode(v), prev)),
+                    || format!("PE {} to finish collective {prev}, which this PE ended abnormally", self.pe(i)),
+                );
             }
         }
-        Ok(())
+        let words = Record { culprit: Some(culprit), ..self.args }.words(self.seq);
+        let me = self.rt.my_pe;
+        // The sequence word goes to 0 first and back last, so that a reader can tell a
+        // record that changed while it read it.
+        let _ = self.store_mine(off, 0);
+        let _ = self.rt.to(me).put(me, self.slot + off + 8, bytemuck::cast_slice(&words[1..]));
+        let _ = self.store_mine(off, self.seq);
+    }
+
+    /// Whether member `i`, whose PROGRESS word is already of a later collective, ended
+    /// this one abnormally (failed it, or rejected its arguments): its record says so.
+    #[cold]
+    #[inline(never)]
+    fn ended_abnormally(&self, i: usize) -> bool {
+        self.record(i).is_some_and(|r| r.culprit.is_some())
+    }
+
+    /// Member `i`'s argument record of this collective, if it wrote one (the full check,
+    /// or an abnormal end) and it did not change while being read.
+    fn record(&self, i: usize) -> Option<Record> {
+        let off = Self::record_off(self.seq);
+        if self.load(i, off).ok()? != self.seq {
+            return None;
+        }
+        let mut w = [0u64; RECORD_WORDS];
+        self.get(i, self.slot + off, &mut w).ok()?;
+        (w[0] == self.seq && self.load(i, off).ok()? == self.seq).then(|| Record::from_words(&w))
+    }
+
+    /// Waits (at most [`NAMING_WAIT`]) until member `i` has finished this collective,
+    /// succeeded or failed, and returns its record, if it wrote one.
+    fn final_record(&self, i: usize) -> Option<Record> {
+        let _ = self.wait_for(
+            i,
+            SLOT_CONSUMED,
+            |v| Ok(finished(decode(v), self.seq)),
+            || format!("PE {} to finish the call (to name the argument that differs)", self.pe(i)),
+            Some(NAMING_WAIT),
+        );
+        self.record(i)
+    }
+
+    /// The error for code `seen` in member `i`'s word; fails the call on this PE first
+    /// (so that no PE waits on it), then works out what differs, reading the records of
+    /// the PEs involved (the slow path: only here does the check cost anything).
+    #[cold]
+    #[inline(never)]
+    fn mismatch(&self, i: usize, seen: u8) -> Error {
+        if seen == INVALID {
+            self.fail(i);
+            return self.rejected_error(i);
+        }
+        if seen != FAILED {
+            // Member i passed other arguments: once it has finished the call its record
+            // (written if it failed too) says which.
+            self.fail(i);
+            return match self.final_record(i) {
+                Some(r) => self.against_me(i, &r).unwrap_or_else(|| self.unnamed(i, None)),
+                None => self.unnamed(i, None),
+            };
+        }
+        // Member i failed the call: its record says what it passed and whom it found
+        // differing (written before its FAILED marker).
+        match self.record(i) {
+            Some(r) if !r.same_call(&self.args) => {
+                self.fail(i);
+                self.against_me(i, &r).unwrap_or_else(|| self.unnamed(i, None))
+            }
+            Some(Record { culprit: Some(c), .. }) if c < self.n() && c != self.me() && c != i => {
+                // It agrees with this PE; the difference is with member c.
+                self.fail(c);
+                match self.final_record(c) {
+                    Some(r) if !r.same_call(&self.args) => self.against_me(c, &r).unwrap_or_else(|| self.unnamed(c, Some(i))),
+                    _ => self.unnamed(c, Some(i)),
+                }
+            }
+            _ => {
+                self.fail(i);
+                self.unnamed(i, None)
+            }
+        }
+    }
+
+    /// "PE x passed arguments it rejected".
+    fn rejected_error(&self, i: usize) -> Error {
+        Error::CollectiveMismatch {
+            call: self.call,
+            arg: "(arguments)",
+            pe: self.pe(i),
+            value: "arguments it rejected (see its own error)".into(),
+            reference_pe: self.rt.my_pe,
+            reference: "valid arguments".into(),
+        }
+    }
+
+    /// The error naming the first argument in which member `i`'s record `theirs`
+    /// differs from this PE's.
+    fn against_me(&self, i: usize, theirs: &Record) -> Option<Error> {
+        if theirs.rejected {
+            return Some(self.rejected_error(i));
+        }
+        self.named(i, theirs, self.me(), &self.args)
+    }
+
+    /// The error naming the first argument in which member `i`'s record `theirs`
+    /// differs from member `r`'s record `reference`; None if none does.
+    fn named(&self, i: usize, theirs: &Record, r: usize, reference: &Record) -> Option<Error> {
+        let error = |arg, value, reference| Error::CollectiveMismatch {
+            call: self.call,
+            arg,
+            pe: self.pe(i),
+            value,
+            reference_pe: self.pe(r),
+            reference,
+        };
+        if theirs.kind != reference.kind {
+            return Some(error("(collective called)", Kind::name_of(theirs.kind), Kind::name_of(reference.kind)));
+        }
+        let kind = Kind::from_raw(reference.kind)?;
+        let (k, &(name, show)) = kind.fields().iter().enumerate().find(|&(k, _)| theirs.values[k] != reference.values[k])?;
+        Some(error(name, show(theirs.values[k]), show(reference.values[k])))
+    }
+
+    /// The error for differing arguments that cannot be named: member `i`'s code differs
+    /// from this PE's, but it finished the call without reading from a PE that differs
+    /// from it (so it wrote no record). `found_by`: the member that reported it.
+    fn unnamed(&self, i: usize, found_by: Option<usize>) -> Error {
+        let by = found_by.map_or_else(String::new, |f| format!(", found by PE {}", self.pe(f)));
+        Error::CollectiveMismatch {
+            call: self.call,
+            arg: "(arguments)",
+            pe: self.pe(i),
+            value: format!(
+                "different arguments (their code in its synchronization words differs{by}; RSHMEM_COLL_CHECK=1 names the argument)"
+            ),
+            reference_pe: self.rt.my_pe,
+            reference: self.args.describe(),
+        }
     }
 }
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
         // A failing transport has already failed the call; nothing more to report here.
-        let _ = self.store_mine(SLOT_CONSUMED, tag(self.seq, DONE));
+        if self.n() > 1 && !self.entered.replace(true) {
+            // A PE that left without publishing (zero-length call, rejected arguments,
+            // an error every member returns alike) still shows its code to peers that
+            // wait on it under other arguments; one that rejected its arguments also
+            // leaves a record, for peers that find its word of a later collective.
+            if self.args.rejected {
+                self.write_record(self.me());
+            }
+            let _ = self.store_mine(Self::progress_off(self.seq), tag(self.seq, self.word_code(), 0));
+        }
+        let _ = self.store_mine(SLOT_CONSUMED, tag(self.seq, self.word_code(), DONE));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tag_words_round_trip_and_order_across_the_wrap() {
+        let w = decode(tag(7, 42, 3));
+        assert_eq!(w, Tag { seq: 7, code: 42, step: 3 });
+        assert_eq!(decode(tag(1 << 32 | 5, FAILED, DONE)), Tag { seq: 5, code: FAILED, step: DONE });
+        assert_eq!(relative(5, 5), Ordering::Equal);
+        assert_eq!(relative(4, 5), Ordering::Less);
+        assert_eq!(relative(9, 5), Ordering::Greater);
+        // Across the wrap of the 32-bit field.
+        let s = (1u64 << 32) + 1;
+        assert_eq!(relative(u32::MAX, s), Ordering::Less);
+        assert_eq!(relative(3, s), Ordering::Greater);
+        assert_eq!(relative(0, 1), Ordering::Less, "a zeroed word is before the first collective");
+    }
+
+    #[test]
+    fn single_argument_differences_change_the_code() {
+        let base = [64u64, 0, 0x1000, 0x2000, 0];
+        let code = argument_code(Kind::Broadcast, &base);
+        assert!(u64::from(code) < CODE_MOD);
+        for k in 0..base.len() {
+            for delta in [1u64, 2, 7, 8, 64, 250, 1 << 20] {
+                let mut v = base;
+                v[k] += delta;
+                assert_ne!(argument_code(Kind::Broadcast, &v), code, "field {k} + {delta}");
+            }
+        }
+        for a in Kind::ALL {
+            for b in Kind::ALL {
+                if a != b {
+                    assert_ne!(argument_code(a, &[8, 0, 0]), argument_code(b, &[8, 0, 0]), "{a:?} vs {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let r = Record { kind: Kind::Reduce as u64, rejected: false, values: [3, 1, 7, 0x40, 0x80, 0], culprit: Some(2) };
+        let back = Record::from_words(&r.words(9));
+        assert_eq!(back, r);
+        assert!(back.same_call(&Record { culprit: None, ..r }));
+        assert!(r.describe().starts_with("reduce with type"), "{}", r.describe());
+        for k in Kind::ALL {
+            assert!(k.fields().len() <= MAX_FIELDS);
+            assert_eq!(Kind::from_raw(k as u64), Some(k));
+        }
     }
 }

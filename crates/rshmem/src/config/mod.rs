@@ -106,7 +106,7 @@ config_table! {
         "force collective algorithms: comma-separated `collective=algorithm` pairs, e.g. `reduce=ring,broadcast=tree` (values in the Collectives section)";
     coll_check: Option<bool> = Kind { name: || "0 or 1".into(), parse: |t| if t.trim().is_empty() { Ok(None) } else { (kinds::flag().parse)(t).map(Some) } },
         "RSHMEM_COLL_CHECK", User, default "" shown "1 in debug builds, 0 in release",
-        "1: every collective first checks that all PEs passed the same sizes, root, type, operator and buffers and reports the PE that differs";
+        "1: every collective first checks that all PEs passed the same sizes, root, type, operator and buffers and reports the PE that differs, before any data moves. Always on whatever this says: the cheap check of the argument code carried in the collectives' synchronization words (Collectives section)";
     transport: TransportMode = kinds::choice::<TransportMode>(), "RSHMEM_TRANSPORT", User, default "auto",
         "`auto`: mapped peers through shared memory, unmapped ones through UCX; `local`; `ucx`: every pair of distinct PEs through UCX (libucp loaded at run time; `UCX_TLS=tcp` or `sm` picks its transports). Fails at init with a clear message when libucp.so.0 is missing";
     host: Option<String> = kinds::text(), "RSHMEM_HOST", User, default "" shown "the machine's hostname",

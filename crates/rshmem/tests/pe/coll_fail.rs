@@ -4,6 +4,12 @@
 //!   types, buffers or collectives, or one PE passes an invalid root; every PE must get
 //!   an error naming the PE that differs, and the team must stay usable. Check
 //!   `mismatch.K` carries case K's error message.
+//! * `cheap`: with the full check off (`RSHMEM_COLL_CHECK=0`, or unset in a release
+//!   build), the always-on check (the argument code in the synchronization words) must
+//!   still turn differing arguments into errors naming the call and both PEs, instead of
+//!   wrong results or a hang: a reduce size, a broadcast root (two PEs that each name the
+//!   other, and one PE that names another root than the rest), an fcollect size; the
+//!   world must stay usable. Check `cheap.K` carries case K's outcome on this PE.
 //! * `errors`: arguments every PE gets wrong alike (partial overlap, a bitwise operator
 //!   on floats, a root out of range, memory outside the heap, a zero stride) are errors,
 //!   not hangs or crashes. Check `error.K` carries case K's error message.
@@ -95,6 +101,70 @@ fn mismatch(ctx: &Ctx, ck: &mut Check) -> Result<()> {
     ctx.fcollectmem(row, c.addr(), a.addr(), 8)
 }
 
+fn cheap(ctx: &Ctx, ck: &mut Check) -> Result<()> {
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    assert!(n >= 4, "cheap needs 4 PEs");
+    let w = Team::WORLD;
+    let a = ctx.alloc::<i64>(64)?;
+    let b = ctx.alloc::<i64>(64)?;
+    let c = ctx.alloc::<i64>(64)?;
+    a.fill(me as i64 + 1)?;
+    // 1: nreduce differs on PE 1. Every PE waits on every other (one-shot), so every PE
+    // finds it, and reads the differing PE's record: the argument is named.
+    let count = if me == 1 { 8 } else { 7 };
+    expect_err(
+        ck,
+        "cheap.1",
+        ctx.reduce(w, &b, &a, count, ReduceOp::Sum),
+        &["reduce: argument `nreduce` differs between PEs", "PE 1 passed 8", "passed 7"],
+    );
+    // 2: PE 0 names PE 1 the root, everyone else PE 0: PEs 0 and 1 each wait for the
+    // other, the rest for PE 0; every PE fails and names PE 0's root.
+    let root = if me == 0 { 1 } else { 0 };
+    expect_err(ck, "cheap.2", ctx.broadcast(w, &b, &a, 4, root), &["broadcast: argument `PE_root` differs between PEs", "PE 0 passed 1"]);
+    // 3: only PE 2 names root 1 (the others root 0). PE 2 waits for a PE that has other
+    // arguments (PE 1 in the direct and tree algorithms), which may finish without
+    // reading from a PE that differs from it: PE 2 fails naming that PE and itself. Every
+    // other PE either gets the root's data or (when it waits on PE 2, as the root does in
+    // the binomial tree) an error naming PE 2's root.
+    let root = if me == 2 { 1 } else { 0 };
+    let r = ctx.broadcast(w, &b, &a, 4, root);
+    if me == 2 {
+        expect_err(ck, "cheap.3", r, &["broadcast: argument `", "differs between PEs: PE ", "PE 2 passed"]);
+    } else {
+        let outcome = match &r {
+            Ok(()) => {
+                let got = b.to_vec()?[..4].to_vec();
+                (got == vec![1i64; 4], format!("got {got:?}"))
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                (msg.starts_with("broadcast: argument `PE_root` differs between PEs: PE 2 passed 1"), msg)
+            }
+        };
+        ck.ok("cheap.3", outcome.0, outcome.1);
+    }
+    // 4: fcollect size differs on PE 2 (direct on shared memory, ring over UCX).
+    let nbytes = if me == 2 { 16 } else { 8 };
+    expect_err(
+        ck,
+        "cheap.4",
+        ctx.fcollectmem(w, c.addr(), a.addr(), nbytes),
+        &["fcollectmem: argument `nbytes` differs between PEs", "PE 2 passed 16", "passed 8"],
+    );
+    // After all that, the world still works, and agrees on every argument again.
+    a.fill(me as i64 + 1)?;
+    ctx.reduce(w, &b, &a, 4, ReduceOp::Sum)?;
+    let want = (n * (n + 1) / 2) as i64;
+    ck.eq("cheap.world_still_works", b.to_vec()?[..4].to_vec(), vec![want; 4], "a reduce after the mismatches");
+    ctx.broadcast(w, &b, &a, 4, n - 1)?;
+    ck.eq("cheap.broadcast_still_works", b.to_vec()?[..4].to_vec(), vec![n as i64; 4], "a broadcast after the mismatches");
+    ctx.fcollectmem(w, c.addr(), a.addr(), 8)?;
+    let all: Vec<i64> = (1..=n as i64).collect();
+    ck.eq("cheap.fcollect_still_works", c.to_vec()?[..n].to_vec(), all, "an fcollect after the mismatches");
+    Ok(())
+}
+
 fn errors(ctx: &Ctx, ck: &mut Check) -> Result<()> {
     let n = ctx.n_pes();
     let a = ctx.alloc::<f64>(64)?;
@@ -150,6 +220,7 @@ fn main() -> ExitCode {
     let mode = std::env::args().nth(1).unwrap_or_default();
     support::run_program("pe_coll_fail", 1, |ctx, ck| match mode.as_str() {
         "mismatch" => mismatch(ctx, ck),
+        "cheap" => cheap(ctx, ck),
         "errors" => errors(ctx, ck),
         "die" => die(ctx, false),
         "kill" => die(ctx, true),
