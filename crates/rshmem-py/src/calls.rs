@@ -262,25 +262,37 @@ fn fence() -> PyResult<()> {
     ctx("fence")?.fence().map_err(|e| to_py(e, "fence"))
 }
 
-/// Quiet, then a barrier over every PE.
+/// Runs the host barrier `f` of `call`, interpreter released. On a GPU PE the device is
+/// synchronized first, as every blocking call with `stream=None` does: work already
+/// queued on any stream (a `fill_` on PyTorch's current stream, say) has written the
+/// symmetric memory before a peer that passed the barrier reads it.
+fn host_barrier(py: Python<'_>, call: &str, f: impl FnOnce(&rshmem::Ctx) -> rshmem::Result<()> + Send) -> PyResult<()> {
+    let c = ctx(call)?;
+    py.detach(|| {
+        if let Some(g) = c.gpu() {
+            g.synchronize()?;
+        }
+        f(&c)
+    })
+    .map_err(|e| to_py(e, call))
+}
+
+/// Quiet, then a barrier over every PE (GPU PEs: the device synchronized first).
 #[pyfunction]
 fn barrier_all(py: Python<'_>) -> PyResult<()> {
-    let c = ctx("barrier_all")?;
-    py.detach(|| c.barrier_all()).map_err(|e| to_py(e, "barrier_all"))
+    host_barrier(py, "barrier_all", |c| c.barrier_all())
 }
 
-/// Quiet, then a barrier over team `t`.
+/// Quiet, then a barrier over team `t` (GPU PEs: the device synchronized first).
 #[pyfunction]
 fn barrier(py: Python<'_>, t: u32) -> PyResult<()> {
-    let c = ctx("barrier")?;
-    py.detach(|| c.barrier(team(t))).map_err(|e| to_py(e, "barrier"))
+    host_barrier(py, "barrier", |c| c.barrier(team(t)))
 }
 
-/// A barrier over team `t` without quiet.
+/// A barrier over team `t` without quiet (GPU PEs: the device synchronized first).
 #[pyfunction]
 fn sync(py: Python<'_>, t: u32) -> PyResult<()> {
-    let c = ctx("sync")?;
-    py.detach(|| c.sync(team(t))).map_err(|e| to_py(e, "sync"))
+    host_barrier(py, "sync", |c| c.sync(team(t)))
 }
 
 /// This PE's number in team `t`.

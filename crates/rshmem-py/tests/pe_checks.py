@@ -16,8 +16,10 @@ def say(line: str) -> None:
 
 def checker(pe: Callable[[], int], failed: List[str], after: Callable[[], None] = lambda: None):
     """A decorator factory: ``@check("name")`` runs the function at once, then `after`,
-    and prints its verdict for PE `pe()`; failures are appended to `failed` and do not
-    stop the program."""
+    and prints its verdict for PE `pe()`. A failure is appended to `failed`, reported with
+    its traceback, and ends this PE at once (status 1), which ends the job: a check that
+    failed on some PEs may have left the others inside one of its collectives, and going
+    on would pair the next check's calls with those and hang."""
 
     def check(name: str):
         def run(fn):
@@ -25,10 +27,12 @@ def checker(pe: Callable[[], int], failed: List[str], after: Callable[[], None] 
                 fn()
                 after()
                 say(f"CHECK {name} {pe()} ok")
-            except Exception as e:  # a failed check is reported, the program goes on
+            except Exception as e:  # a failed check is reported, then the PE ends
                 failed.append(name)
                 say(f"CHECK {name} {pe()} FAIL {type(e).__name__}: {e}".replace("\n", " | "))
                 traceback.print_exc()
+                sys.stderr.flush()
+                os._exit(1)
             return fn
 
         return run

@@ -699,7 +699,9 @@ def barrier_all(stream: Any = None) -> None:
 
 def barrier(team: Team, stream: Any = None) -> None:
     """`quiet`, then waits until every member of `team` has called it. With `stream`
-    (GPU PEs) the barrier is enqueued on it."""
+    (GPU PEs) the barrier is enqueued on it; without, on a GPU PE, the device is
+    synchronized first (work queued on any stream, PyTorch's current one included, is
+    done before peers pass the barrier), as every blocking call on device memory."""
     call = "barrier"
     _ready(call)
     t = _team(call, team)
@@ -716,7 +718,8 @@ def sync_all() -> None:
 
 
 def sync(team: Team) -> None:
-    """Waits until every member of `team` has called it (no `quiet`)."""
+    """Waits until every member of `team` has called it (no `quiet`; on a GPU PE the device
+    is synchronized first, as in `barrier`)."""
     _ready("sync")
     _native.sync(_team("sync", team).handle)
 
