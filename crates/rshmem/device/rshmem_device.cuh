@@ -44,7 +44,7 @@ static __constant__ rshmem_device_state rshmem_state = {0};
 // at GPU init and after every change (heap growth). It also lets the library turn a
 // kernel's host function into a driver handle for rshmemx_collective_launch. cudart's
 // calls run on the device's primary context, which rshmem uses too.
-#if defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(RSHMEM_NO_HOST_REGISTRATION)
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(RSHMEM_NO_HOST_REGISTRATION) && !defined(RSHMEM_CUBIN)
 extern "C" int rshmemx_cudart_register(void* (*state_address)(int device, unsigned long* size),
                                        void* (*function_of)(const void* host_function));
 static void* rshmemi_state_address(int device, unsigned long* size) {
