@@ -533,7 +533,8 @@ pub(crate) mod reduce_float {
     use super::*;
     reduce_typed!(arith: (float, f32), (double, f64));
     /// Their routines, in header order.
-    pub(crate) const ROUTINES: &[&[Routine]] = &[float::reduce::ROUTINES, double::reduce::ROUTINES, float::scatter::ROUTINES, double::scatter::ROUTINES];
+    pub(crate) const ROUTINES: &[&[Routine]] =
+        &[float::reduce::ROUTINES, double::reduce::ROUTINES, float::scatter::ROUTINES, double::scatter::ROUTINES];
 }
 
 /// Reductions of the 32- and 64-bit integer types.
@@ -543,12 +544,30 @@ pub(crate) mod reduce_int {
         (int32, i32), (int64, i64), (uint32, u32), (uint64, u64), (size, u64), (ptrdiff, i64));
     /// Their routines, in header order.
     pub(crate) const ROUTINES: &[&[Routine]] = &[
-        int::reduce::ROUTINES, long::reduce::ROUTINES, longlong::reduce::ROUTINES, uint::reduce::ROUTINES,
-        ulong::reduce::ROUTINES, ulonglong::reduce::ROUTINES, int32::reduce::ROUTINES, int64::reduce::ROUTINES,
-        uint32::reduce::ROUTINES, uint64::reduce::ROUTINES, size::reduce::ROUTINES, ptrdiff::reduce::ROUTINES,
-        int::scatter::ROUTINES, long::scatter::ROUTINES, longlong::scatter::ROUTINES, uint::scatter::ROUTINES,
-        ulong::scatter::ROUTINES, ulonglong::scatter::ROUTINES, int32::scatter::ROUTINES, int64::scatter::ROUTINES,
-        uint32::scatter::ROUTINES, uint64::scatter::ROUTINES, size::scatter::ROUTINES, ptrdiff::scatter::ROUTINES,
+        int::reduce::ROUTINES,
+        long::reduce::ROUTINES,
+        longlong::reduce::ROUTINES,
+        uint::reduce::ROUTINES,
+        ulong::reduce::ROUTINES,
+        ulonglong::reduce::ROUTINES,
+        int32::reduce::ROUTINES,
+        int64::reduce::ROUTINES,
+        uint32::reduce::ROUTINES,
+        uint64::reduce::ROUTINES,
+        size::reduce::ROUTINES,
+        ptrdiff::reduce::ROUTINES,
+        int::scatter::ROUTINES,
+        long::scatter::ROUTINES,
+        longlong::scatter::ROUTINES,
+        uint::scatter::ROUTINES,
+        ulong::scatter::ROUTINES,
+        ulonglong::scatter::ROUTINES,
+        int32::scatter::ROUTINES,
+        int64::scatter::ROUTINES,
+        uint32::scatter::ROUTINES,
+        uint64::scatter::ROUTINES,
+        size::scatter::ROUTINES,
+        ptrdiff::scatter::ROUTINES,
     ];
 }
 
@@ -605,16 +624,37 @@ c_fn!(collective_launch_query_gridsize, "collective_launch_query_gridsize", rshm
 
 /// Setup, registration, teams and memory, in header order.
 pub(crate) const SETUP: &[Routine] = routines![
-    cuda_init, cuda_init_thread, cuda_device, cudart_register, cumodule_init, cumodule_finalize, team_device,
-    cuda_malloc, cuda_calloc, cuda_align, cuda_free, buffer_register, buffer_unregister
+    cuda_init,
+    cuda_init_thread,
+    cuda_device,
+    cudart_register,
+    cumodule_init,
+    cumodule_finalize,
+    team_device,
+    cuda_malloc,
+    cuda_calloc,
+    cuda_align,
+    cuda_free,
+    buffer_register,
+    buffer_unregister
 ];
 /// Host RMA whose local side may be device memory.
 pub(crate) const HOST_RMA: &[Routine] = routines![putmem, putmem_nbi, getmem, getmem_nbi];
 /// Untyped stream-ordered routines.
 pub(crate) const STREAM: &[Routine] = routines![
-    putmem_on_stream, putmem_nbi_on_stream, getmem_on_stream, getmem_nbi_on_stream, putmem_signal_on_stream,
-    putmem_signal_nbi_on_stream, signal_op_on_stream, signal_wait_until_on_stream, quiet_on_stream,
-    barrier_all_on_stream, sync_all_on_stream, barrier_on_stream, team_sync_on_stream
+    putmem_on_stream,
+    putmem_nbi_on_stream,
+    getmem_on_stream,
+    getmem_nbi_on_stream,
+    putmem_signal_on_stream,
+    putmem_signal_nbi_on_stream,
+    signal_op_on_stream,
+    signal_wait_until_on_stream,
+    quiet_on_stream,
+    barrier_all_on_stream,
+    sync_all_on_stream,
+    barrier_on_stream,
+    team_sync_on_stream
 ];
 /// Untyped on-stream collectives and the collective launch.
 pub(crate) const COLL: &[Routine] =

@@ -132,7 +132,13 @@ fn main() {
     let link = !module && !user.iter().any(|a| NO_LINK.iter().any(|f| a == f));
     place_libraries(&dir);
     if !dir.join("include").join("rshmem_device.cuh").exists() {
-        fail(format_args!("the rshmem headers are not in {}: build them with `cargo build --release -p rshmem-c`", dir.join("include").display()), 1);
+        fail(
+            format_args!(
+                "the rshmem headers are not in {}: build them with `cargo build --release -p rshmem-c`",
+                dir.join("include").display()
+            ),
+            1,
+        );
     }
     if link && !LIBRARIES.iter().any(|l| dir.join(l).exists()) {
         fail(format_args!("libshmem.so (or libshmem.a) is not in {}: build it with `cargo build --release -p rshmem-c`", dir.display()), 1);

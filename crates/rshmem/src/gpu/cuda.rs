@@ -467,32 +467,9 @@ impl Cuda {
         // SAFETY: the caller upholds the contract above; f is a kernel of a loaded module.
         let r = unsafe {
             if cooperative {
-                sys::cuLaunchCooperativeKernel(
-                    f,
-                    grid.0,
-                    grid.1,
-                    grid.2,
-                    block.0,
-                    block.1,
-                    block.2,
-                    shared,
-                    stream.raw,
-                    params,
-                )
+                sys::cuLaunchCooperativeKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params)
             } else {
-                sys::cuLaunchKernel(
-                    f,
-                    grid.0,
-                    grid.1,
-                    grid.2,
-                    block.0,
-                    block.1,
-                    block.2,
-                    shared,
-                    stream.raw,
-                    params,
-                    std::ptr::null_mut(),
-                )
+                sys::cuLaunchKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params, std::ptr::null_mut())
             }
         };
         check(r, if cooperative { "cuLaunchCooperativeKernel" } else { "cuLaunchKernel" }, self.pe)

@@ -665,7 +665,11 @@ fn state_size_matches(call: &'static str, what: &str, size: usize, pe: usize) ->
     if size == want {
         return Ok(());
     }
-    Err(Error::Gpu { call, detail: format!("rshmem_state is {size} bytes in {what} but {want} in the runtime: header and library differ"), pe })
+    Err(Error::Gpu {
+        call,
+        detail: format!("rshmem_state is {size} bytes in {what} but {want} in the runtime: header and library differ"),
+        pe,
+    })
 }
 
 #[cfg(test)]

@@ -79,7 +79,12 @@ impl Ctx {
             [a, b] => g.cuda.memset_async(at, u32::from(u16::from_le_bytes([a, b])), 2, 1, stream),
             [a, b, c, d] => g.cuda.memset_async(at, u32::from_le_bytes([a, b, c, d]), 4, 1, stream),
             [a, b, c, d, e, f, h, i] => stream.write_value64(at, u64::from_le_bytes([a, b, c, d, e, f, h, i])),
-            _ => Err(Error::InvalidArgument { call: CALL, arg: "value", detail: format!("{width} bytes: elements of 1, 2, 4 or 8 bytes"), pe: self.my_pe() }),
+            _ => Err(Error::InvalidArgument {
+                call: CALL,
+                arg: "value",
+                detail: format!("{width} bytes: elements of 1, 2, 4 or 8 bytes"),
+                pe: self.my_pe(),
+            }),
         }
     }
 
@@ -87,7 +92,10 @@ impl Ctx {
     /// through the mapping; peers of other hosts are not served on stream yet).
     fn mapped_peer(&self, call: &'static str, pe: usize) -> Result<()> {
         if self.rt.proxy.as_ref().is_some_and(|p| p.serves(pe)) {
-            return Err(Error::Unsupported { call, detail: format!("PE {pe} is on another host: stream-ordered RMA reaches PEs of this host only") });
+            return Err(Error::Unsupported {
+                call,
+                detail: format!("PE {pe} is on another host: stream-ordered RMA reaches PEs of this host only"),
+            });
         }
         Ok(())
     }

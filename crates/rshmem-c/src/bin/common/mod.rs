@@ -28,4 +28,3 @@ pub fn place_libraries(dir: &Path) {
 
 /// Flags after which the compiler does not link.
 pub const NO_LINK: &[&str] = &["-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"];
-
