@@ -33,6 +33,21 @@ fn main() {
         let shim = format!("/* Compatibility path for SGI SHMEM programs. */\n#include \"../{name}\"\n");
         write_if_changed(&include.join("mpp").join(name), shim.as_bytes());
     }
+    // The GPU host API and the device headers, for nvcc builds (`rshmem-nvcc`), and the
+    // source of the device library (`librshmem_device.a`: the one `rshmem_state` of an
+    // `-rdc` program), which `rshmem-nvcc` builds with the nvcc it finds.
+    println!("cargo:rerun-if-changed=../rshmem/device");
+    write_if_changed(&include.join("rshmemx_cuda.h"), &std::fs::read(src.join("rshmemx_cuda.h")).expect("read header"));
+    let device = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rshmem/device");
+    for entry in std::fs::read_dir(&device).expect("read device headers").flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "cuh") {
+            let text = std::fs::read(&path).expect("read device header");
+            write_if_changed(&include.join(entry.file_name()), &text);
+        }
+    }
+    let state_src = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc").join("rshmem_device_state.cu");
+    write_if_changed(&include.join("rshmem_device_state.cu"), &std::fs::read(state_src).expect("read device state source"));
     let cxx = profile_dir.join("oshc++");
     if std::fs::symlink_metadata(&cxx).is_err() {
         let _ = std::os::unix::fs::symlink("oshcc", &cxx);

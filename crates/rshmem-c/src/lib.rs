@@ -18,7 +18,8 @@
 //! macros), `statics`, `state` (the runtime, errors, argument checks), `c_arith`, `ctx`
 //! (contexts), `reduce`; then the routine modules (`setup`, `memory`, `teams`, `rma`,
 //! `longdouble` above `rma`, `amo`, `p2p`, `signal` above `p2p`, `order`, `sync`, `lock`, `coll`,
-//! `active_set`, `cache`), and on top `header`, which reads them all.
+//! `active_set`, `cache`), then `cuda` (the GPU host API of `rshmemx_cuda.h`, over
+//! `memory`, `p2p` and the runtime's GPU layer), and on top `header`, which reads them all.
 #![warn(missing_docs)]
 // The C routines take raw pointers by contract (the OpenSHMEM specification says what
 // each must point to); every one is `unsafe extern "C"`.
@@ -34,6 +35,7 @@ mod c_arith;
 mod cache;
 mod coll;
 mod ctx;
+mod cuda;
 mod handle;
 pub mod header;
 mod lock;

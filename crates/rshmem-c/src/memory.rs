@@ -15,7 +15,7 @@ use std::ffi::{c_long, c_void};
 pub const MALLOC_ALIGN: usize = 16;
 
 /// Collective allocation of `size` bytes; null when the heap cannot hold it.
-fn allocate(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c_void {
+pub(crate) fn allocate(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c_void {
     if size == 0 {
         return std::ptr::null_mut();
     }
@@ -38,7 +38,7 @@ fn allocate(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c
 }
 
 /// Collective free with the barrier on entry.
-fn release(call: &'static str, ptr: *mut c_void) {
+pub(crate) fn release(call: &'static str, ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
@@ -72,7 +72,7 @@ fn reallocate(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void 
 /// `shmem_align`: `alignment` must be a power of two. OpenSHMEM asks for a multiple of
 /// `sizeof(void *)`; a smaller power of two (1, 2, 4) is rounded up to [`MALLOC_ALIGN`],
 /// as other implementations do, since a block aligned to 16 is aligned to each of them.
-fn aligned(call: &'static str, alignment: usize, size: usize) -> *mut c_void {
+pub(crate) fn aligned(call: &'static str, alignment: usize, size: usize) -> *mut c_void {
     if size == 0 {
         return std::ptr::null_mut();
     }

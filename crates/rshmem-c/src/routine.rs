@@ -45,6 +45,8 @@ pub enum Naming {
     Bare,
     /// `shmemx_NAME` alone: an extension with no standard name (`shmemx_wtime`).
     ExtensionOnly,
+    /// `rshmemx_NAME` alone: rshmem's GPU host API (`rshmemx_cuda.h`).
+    Rshmemx,
 }
 
 /// Defines, in a module `$m`, the exported routine `shmem_NAME(args)` and its
@@ -56,7 +58,8 @@ pub enum Naming {
 /// parameters may use `T`, the element type, which the caller's module defines).
 /// Flags: `shmemx` (also `shmemx_NAME`), `shmemx_only` (only `shmemx_NAME`),
 /// `no_generic` (left out of the C11 generic and the C++ overloads), `bare` (exported as
-/// `NAME` alone, no profiling twin).
+/// `NAME` alone, no profiling twin), `rshmemx` (exported as `rshmemx_NAME` alone: the GPU
+/// host API of `rshmemx_cuda.h`).
 macro_rules! c_fn {
     ($m:ident, $t:ident => $op:literal $(, $flag:ident)*; fn ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? = |$call:ident| $body:expr) => {
         c_fn!(@define $m, concat!(stringify!($t), "_", $op), stringify!($t), $op, [$($flag)*];
@@ -90,7 +93,9 @@ macro_rules! c_fn {
             generic: !c_fn!(@has no_generic [$($flag)*]) && !$typename.is_empty(),
             ctx: $ctx,
             shmemx: c_fn!(@has shmemx [$($flag)*]) || c_fn!(@has shmemx_only [$($flag)*]),
-            naming: if c_fn!(@has bare [$($flag)*]) {
+            naming: if c_fn!(@has rshmemx [$($flag)*]) {
+                $crate::routine::Naming::Rshmemx
+            } else if c_fn!(@has bare [$($flag)*]) {
                 $crate::routine::Naming::Bare
             } else if c_fn!(@has shmemx_only [$($flag)*]) {
                 $crate::routine::Naming::ExtensionOnly
@@ -104,6 +109,16 @@ macro_rules! c_fn {
     // The exported entry points: `bare` names, `shmemx_only`, or shmem_/pshmem_ (and
     // shmemx_ with `shmemx`).
     (@entry [$($flag:ident)*], $cname:expr; fn ($($arg:ident : $ty:ty),*) $(-> $ret:ty)?) => {
+        c_fn!(@entry_if rshmemx [$($flag)*] {
+            #[export_name = concat!("rshmemx_", $cname)]
+            pub unsafe extern "C" fn rshmemx($($arg: $ty),*) $(-> $ret)? {
+                unsafe { implementation(concat!("rshmemx_", $cname), $($arg),*) }
+            }
+        } else {
+            c_fn!(@entry_std [$($flag)*], $cname; fn ($($arg : $ty),*) $(-> $ret)?);
+        });
+    };
+    (@entry_std [$($flag:ident)*], $cname:expr; fn ($($arg:ident : $ty:ty),*) $(-> $ret:ty)?) => {
         c_fn!(@entry_if bare [$($flag)*] {
             #[export_name = $cname]
             pub unsafe extern "C" fn bare($($arg: $ty),*) $(-> $ret)? {
@@ -140,12 +155,14 @@ macro_rules! c_fn {
     (@has no_generic [no_generic $($rest:ident)*]) => { true };
     (@has bare [bare $($rest:ident)*]) => { true };
     (@has shmemx_only [shmemx_only $($rest:ident)*]) => { true };
+    (@has rshmemx [rshmemx $($rest:ident)*]) => { true };
     (@has $want:ident [$other:ident $($rest:ident)*]) => { c_fn!(@has $want [$($rest)*]) };
     // Items for a flag that is in the list, or the others.
     (@entry_if $want:ident [] { $($yes:item)* } else { $($no:item)* }) => { $($no)* };
     (@entry_if shmemx [shmemx $($rest:ident)*] { $($yes:item)* } else { $($no:item)* }) => { $($yes)* };
     (@entry_if bare [bare $($rest:ident)*] { $($yes:item)* } else { $($no:item)* }) => { $($yes)* };
     (@entry_if shmemx_only [shmemx_only $($rest:ident)*] { $($yes:item)* } else { $($no:item)* }) => { $($yes)* };
+    (@entry_if rshmemx [rshmemx $($rest:ident)*] { $($yes:item)* } else { $($no:item)* }) => { $($yes)* };
     (@entry_if $want:ident [$other:ident $($rest:ident)*] { $($yes:item)* } else { $($no:item)* }) => {
         c_fn!(@entry_if $want [$($rest)*] { $($yes)* } else { $($no)* });
     };

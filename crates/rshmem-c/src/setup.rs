@@ -23,13 +23,13 @@ pub const VENDOR_STRING: &str = "rshmem";
 /// `SHMEM_MAX_NAME_LEN` (bytes, including the terminating NUL).
 pub const MAX_NAME_LEN: usize = 256;
 
-c_fn!(init, "init"; fn () = |call| state::initialize(call, THREAD_SINGLE));
+c_fn!(init, "init"; fn () = |call| state::initialize(call, THREAD_SINGLE, state::Memory::Default));
 
 c_fn!(init_thread, "init_thread"; fn (requested: c_int, provided: *mut c_int) -> c_int = |call| {
     if !(THREAD_SINGLE..=THREAD_MULTIPLE).contains(&requested) {
         bad_arg(call, "requested", format_args!("{requested} is not a SHMEM_THREAD_* level"));
     }
-    state::initialize(call, requested);
+    state::initialize(call, requested, state::Memory::Default);
     if !provided.is_null() {
         // SAFETY: a non-null `provided` points to an int the caller owns.
         unsafe { *provided = state::thread_level() };
@@ -128,7 +128,7 @@ c_fn!(info_get_name, "info_get_name"; fn (name: *mut c_char) = |call| {
 c_fn!(start_pes, "start_pes", bare; fn (npes: c_int) = |call| {
     // Initializes once; later calls do nothing. The PE count comes from the launcher.
     let _ = npes;
-    state::initialize(call, THREAD_SINGLE)
+    state::initialize(call, THREAD_SINGLE, state::Memory::Default)
 });
 c_fn!(my_pe_old, "_my_pe", bare; fn () -> c_int = |call| rt(call).my_pe() as c_int);
 c_fn!(num_pes_old, "_num_pes", bare; fn () -> c_int = |call| rt(call).n_pes() as c_int);

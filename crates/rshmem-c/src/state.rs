@@ -52,12 +52,27 @@ pub(crate) fn try_rt() -> Option<&'static Ctx> {
     running().then(|| RUNTIME.get()).flatten()
 }
 
-/// Starts the runtime once (`shmem_init`, `shmem_init_thread`, `start_pes`); later calls
-/// do nothing, a call after `shmem_finalize` is an error.
-pub(crate) fn initialize(call: &'static str, thread_level: c_int) {
+/// Where an init puts the PEs' heaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Memory {
+    /// `shmem_init`: host memory unless `RSHMEM_DEVICE=gpu` (see [`init_options`]).
+    Default,
+    /// `rshmemx_cuda_init`: GPU PEs, the heap in GPU memory (an error without a GPU).
+    Gpu,
+}
+
+/// Starts the runtime once (`shmem_init`, `shmem_init_thread`, `start_pes`,
+/// `rshmemx_cuda_init`); later calls do nothing, except that a GPU init after the runtime
+/// started with host memory is an error. A call after `shmem_finalize` is an error.
+pub(crate) fn initialize(call: &'static str, thread_level: c_int, memory: Memory) {
     let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
     match PHASE.load(Ordering::Acquire) {
-        RUNNING => return,
+        RUNNING => {
+            if memory == Memory::Gpu && !RUNTIME.get().is_some_and(|c| c.heap_is_device()) {
+                fatal(call, "the library already runs with CPU PEs (host memory; shmem_init came first): call rshmemx_cuda_init before any other init");
+            }
+            return;
+        }
         FINALIZED => fatal(call, "the library was finalized; OpenSHMEM cannot be initialized again"),
         _ => {}
     }
@@ -67,21 +82,41 @@ pub(crate) fn initialize(call: &'static str, thread_level: c_int) {
         Ok(s) => s,
         Err(e) => fatal(call, format_args!("cannot make the program's global variables symmetric: {e}")),
     };
-    let ctx = match init_options(statics).and_then(rshmem::init_with) {
+    let ctx = match init_options(statics, memory).and_then(rshmem::init_with) {
         Ok(c) => c,
         Err(e) => fatal(call, e),
     };
     THREAD_LEVEL.store(thread_level, Ordering::Relaxed);
     let _ = RUNTIME.set(ctx);
     PHASE.store(RUNNING, Ordering::Release);
+    // Started hooks (the nvcc-built code's state copies) run now that there is a GPU.
+    for hook in STARTED.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        hook(call);
+    }
+}
+
+/// What other modules run once the runtime started (`crate::cuda` attaches the program's
+/// device-state copies).
+static STARTED: Mutex<Vec<fn(&'static str)>> = Mutex::new(Vec::new());
+
+/// Runs `hook` after every successful init (and now, when the runtime already runs).
+pub(crate) fn on_started(hook: fn(&'static str)) {
+    let mut hooks = STARTED.lock().unwrap_or_else(|p| p.into_inner());
+    if !hooks.contains(&hook) {
+        hooks.push(hook);
+    }
 }
 
 /// What the C ABI asks of rshmem's start: the program's globals made symmetric, and CPU
 /// PEs (host memory) unless `RSHMEM_DEVICE=gpu` asks for GPU memory. An OpenSHMEM C
 /// program stores to what `shmem_malloc` returns from the host, so GPU memory must be
 /// its explicit choice, never what `RSHMEM_DEVICE=auto` finds on the machine.
-fn init_options(statics: Option<rshmem::StaticSegment>) -> rshmem::Result<rshmem::InitOptions> {
-    Ok(rshmem::InitOptions { statics, config: Some(c_config(rshmem::Config::from_env()?)), ..Default::default() })
+fn init_options(statics: Option<rshmem::StaticSegment>, memory: Memory) -> rshmem::Result<rshmem::InitOptions> {
+    let mut config = c_config(rshmem::Config::from_env()?);
+    if memory == Memory::Gpu {
+        config.device = Device::Gpu;
+    }
+    Ok(rshmem::InitOptions { statics, config: Some(config), ..Default::default() })
 }
 
 /// The settings of a C program: as read from the environment, with `RSHMEM_DEVICE=auto`

@@ -55,3 +55,27 @@ fn oshcc_places_the_library_cargo_left_in_deps() {
     assert!(out.status.success());
     assert!(d.join("libshmem.so").exists(), "oshcc placed libshmem.so beside itself");
 }
+
+/// `rshmem-nvcc --showme` (no nvcc needed): the include path, -rdc and the default
+/// architecture added, the device library and libshmem linked; none of that for a compile
+/// only, no -rdc and no device library for a cubin or an explicit -rdc=false.
+#[test]
+fn rshmem_nvcc_adds_the_nvcc_path_flags() {
+    let nvcc = PathBuf::from(env!("CARGO_BIN_EXE_rshmem-nvcc"));
+    let show = |args: &[&str]| {
+        let out = Command::new(&nvcc).env("RSHMEM_NVCC", "/opt/nvcc-for-test").arg("--showme").args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let link = show(&["app.cu", "-o", "app"]);
+    assert!(link.starts_with("/opt/nvcc-for-test -I"), "{link}");
+    for want in ["-arch=sm_90", "-rdc=true", "-lrshmem_device", "-lshmem", "-rpath,"] {
+        assert!(link.contains(want), "missing {want}: {link}");
+    }
+    let compile = show(&["-arch=sm_80", "-c", "app.cu"]);
+    assert!(!compile.contains("sm_90") && compile.contains("-rdc=true") && !compile.contains("-lshmem"), "{compile}");
+    let whole = show(&["-rdc=false", "app.cu"]);
+    assert!(!whole.contains("-rdc=true") && !whole.contains("-lrshmem_device") && whole.contains("-lshmem"), "{whole}");
+    let cubin = show(&["-cubin", "probe.cu"]);
+    assert!(!cubin.contains("-rdc") && !cubin.contains("-lshmem"), "{cubin}");
+}

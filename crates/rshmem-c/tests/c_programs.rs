@@ -354,6 +354,7 @@ fn all_declared() -> Vec<String> {
     let mut declared = shmem::header::declared_functions();
     declared.extend(shmem::header::profiling_functions());
     declared.extend(shmem::header::extension_functions());
+    declared.extend(shmem::header::cuda_functions());
     declared
 }
 
@@ -364,7 +365,7 @@ fn every_declared_routine_is_exported() {
     let _g = GENERATED.lock().unwrap_or_else(|p| p.into_inner());
     let declared = all_declared();
     let mut src = String::from(
-        "#include <shmem.h>\n#include <pshmem.h>\n#include <shmemx.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n",
+        "#include <shmem.h>\n#include <pshmem.h>\n#include <shmemx.h>\n#include <rshmemx_cuda.h>\n#include <stdio.h>\ntypedef void (*fn_t)(void);\nstatic const fn_t all[] = {\n",
     );
     for f in &declared {
         src.push_str(&format!("    (fn_t){f},\n"));
@@ -381,6 +382,26 @@ fn every_declared_routine_is_exported() {
     assert!(out.status.success(), "linking every declared routine failed:\n{}", text(&out));
     let run = Command::new(&exe).output().expect("run all_routines");
     assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), declared.len().to_string(), "{}", text(&run));
+}
+
+/// `rshmemx_cuda.h` compiles as C and as C++ without the CUDA headers (CI has none), with
+/// `shmem.h` and `shmemx.h` beside it, and its stream type is the one `cudaStream_t` is.
+#[test]
+fn rshmemx_cuda_h_compiles_as_c_and_cxx() {
+    let dir = out_dir();
+    let src = "#include <rshmemx_cuda.h>\n#include <shmemx.h>\n\
+               struct CUstream_st;\ntypedef struct CUstream_st *cudaStream_t;\n\
+               int use(cudaStream_t s, float *d, const float *x) {\n\
+               rshmemx_dim3 g = {1, 1, 1};\n    (void)g;\n\
+               rshmemx_float_put_on_stream(d, x, 4, 1, s);\n\
+               return rshmemx_float_sum_reduce_on_stream(SHMEM_TEAM_WORLD, d, x, 4, s);\n}\n";
+    let inc = format!("-I{}", bin_dir().join("include").display());
+    for (name, compiler, flags) in [("cuda_h.c", "cc", C_FLAGS), ("cuda_h.cpp", "c++", CXX_FLAGS)] {
+        let file = dir.join(name);
+        std::fs::write(&file, src).expect("write source");
+        let out = Command::new(compiler).args(flags).arg(&inc).arg("-fsyntax-only").arg(&file).output().expect("run the compiler");
+        assert!(out.status.success(), "{compiler} {name}:\n{}", text(&out));
+    }
 }
 
 /// No routine is exported that the header does not declare (nm lists the library's
@@ -403,6 +424,7 @@ fn every_exported_routine_is_declared() {
         let ours = name.starts_with("shmem_")
             || name.starts_with("pshmem_")
             || name.starts_with("shmemx_")
+            || name.starts_with("rshmemx_")
             || ["start_pes", "_my_pe", "_num_pes", "shmalloc", "shfree", "shrealloc", "shmemalign"].contains(&name);
         if ours {
             count += 1;

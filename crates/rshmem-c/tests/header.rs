@@ -26,3 +26,8 @@ fn shmemx_h_is_current() {
 fn pshmem_h_is_current() {
     check("pshmem.h", &shmem::header::pshmem_h());
 }
+
+#[test]
+fn rshmemx_cuda_h_is_current() {
+    check("rshmemx_cuda.h", &shmem::header::rshmemx_cuda_h());
+}

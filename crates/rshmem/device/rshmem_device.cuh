@@ -1,7 +1,8 @@
 // rshmem device API: one-sided communication from CUDA kernels.
 //
 // Include this header in kernels compiled by rshmem's runtime (NVRTC, `rshmem::gpu`) or by
-// your own nvcc build. The host runtime writes `rshmem_state` into every module it loads.
+// your own nvcc build (`rshmem-nvcc`, see the README). The host runtime writes `rshmem_state`
+// into every module it loads and every copy an nvcc-built program registers.
 // Names mirror NVSHMEM's with the `rshmem_` prefix (`rshmemx_` for extensions), so porting
 // a kernel is a rename. Scopes: plain names are thread scope; `_warp` and `_block` forms
 // must be called by every thread of the warp / block with the same arguments.
@@ -11,11 +12,61 @@
 #define RSHMEM_DEVICE_CUH
 
 #include "rshmem_device_types.cuh"
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// nvcc: device printf is declared by <cstdio> (NVRTC has it built in).
+#include <cstdio>
+#endif
 
 // In constant memory: every thread reads it, nothing on the device writes it.
+//
+// Where it lives depends on the compiler:
+// - NVRTC (rshmem's runtime) and cubins for cuModuleLoad: one `rshmem_state` per module,
+//   which the runtime (or `rshmemx_cumodule_init`) finds by name and writes.
+// - nvcc -rdc=true: one `rshmem_state` for the whole program, defined by the device
+//   library (librshmem_device.a, built from rshmem_device_state.cu); every file of the
+//   program only declares it.
+// - nvcc without -rdc: every file its own copy (a static), since each is a module of its own.
+//   A cubin for cuModuleLoad (nvcc -cubin) defines RSHMEM_CUBIN to get the named copy.
+// RSHMEM_NO_STATE_DEFINITION leaves out the definition of the named copy (NVRTC, cubins).
+#if defined(__CUDACC_RTC__) || !defined(__CUDACC__) || !defined(__CUDACC_RDC__) && defined(RSHMEM_CUBIN)
 extern "C" __constant__ rshmem_device_state rshmem_state;
 #ifndef RSHMEM_NO_STATE_DEFINITION
 extern "C" __constant__ rshmem_device_state rshmem_state = {0};
+#endif
+#elif defined(__CUDACC_RDC__)
+extern "C" __constant__ rshmem_device_state rshmem_state;
+#else
+static __constant__ rshmem_device_state rshmem_state = {0};
+#endif
+
+// nvcc builds (not NVRTC): the host side of this file tells libshmem where its
+// `rshmem_state` is, from a static initializer, so that the runtime writes the state there
+// at GPU init and after every change (heap growth). It also lets the library turn a
+// kernel's host function into a driver handle for rshmemx_collective_launch. cudart's
+// calls run on the device's primary context, which rshmem uses too.
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(RSHMEM_NO_HOST_REGISTRATION) && !defined(RSHMEM_CUBIN)
+extern "C" int rshmemx_cudart_register(void* (*state_address)(int device, unsigned long* size),
+                                       void* (*function_of)(const void* host_function));
+static void* rshmemi_state_address(int device, unsigned long* size) {
+    void* addr = 0;
+    size_t bytes = 0;
+    if (cudaSetDevice(device) != cudaSuccess || cudaGetSymbolAddress(&addr, rshmem_state) != cudaSuccess ||
+        cudaGetSymbolSize(&bytes, rshmem_state) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    *size = (unsigned long)bytes;
+    return addr;
+}
+static void* rshmemi_function_of(const void* host_function) {
+    cudaFunction_t f = 0;
+    if (cudaGetFuncBySymbol(&f, host_function) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (void*)f;
+}
+static const int rshmemi_registered __attribute__((unused)) = rshmemx_cudart_register(rshmemi_state_address, rshmemi_function_of);
 #endif
 
 // ---------------------------------------------------------------- errors and addressing

@@ -196,7 +196,7 @@ fn build(config: Config, mut boot: Box<dyn Bootstrap>, statics: Option<StaticSeg
     let hosts = Hosts::exchange(&config, &mut *boot)?;
     let shared = hosts.shared_team(my_pe);
     let remote = hosts.remote(my_pe);
-    let cuda = open_gpu(&config, my_pe)?;
+    let cuda = open_gpu(&config, my_pe, hosts.local_rank(my_pe))?;
     // PEs that share this PE's GPU from this process (thread PEs): their kernels run at
     // once, so a cooperative grid of one of them must leave room for the others'.
     let placement = gpu_placement(&mut *boot, &hosts, cuda.as_ref().map(gpu_identity).transpose()?)?;
@@ -322,13 +322,13 @@ fn transport_table(
 
 /// This PE's GPU, when `RSHMEM_DEVICE` and the machine give it one.
 #[cfg(feature = "cuda")]
-fn open_gpu(config: &Config, my_pe: usize) -> Result<Option<Arc<crate::gpu::cuda::Cuda>>> {
-    crate::gpu::open_for_pe(config.device, my_pe)
+fn open_gpu(config: &Config, my_pe: usize, local_rank: usize) -> Result<Option<Arc<crate::gpu::cuda::Cuda>>> {
+    crate::gpu::open_for_pe(config.device, my_pe, local_rank)
 }
 
 /// Without the `cuda` feature a PE is a CPU PE; `RSHMEM_DEVICE=gpu` is an error.
 #[cfg(not(feature = "cuda"))]
-fn open_gpu(config: &Config, my_pe: usize) -> Result<Option<std::convert::Infallible>> {
+fn open_gpu(config: &Config, my_pe: usize, _local_rank: usize) -> Result<Option<std::convert::Infallible>> {
     if config.device == Device::Gpu {
         return Err(Error::Unsupported {
             call: "init",

@@ -11,32 +11,14 @@
 //! places the fresh copies beside itself. When there is no library at all, or no
 //! headers, it says what to build instead of letting the linker fail.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{place_libraries, LIBRARIES, NO_LINK};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The library files `oshcc` links.
-const LIBRARIES: &[&str] = &["libshmem.so", "libshmem.a"];
-
-/// Copies `deps/<lib>` beside the binaries when it is there and newer (or the copy
-/// beside them is missing), through a temporary name so that a concurrent link never
-/// sees half a file.
-fn place_libraries(dir: &Path) {
-    for lib in LIBRARIES {
-        let built = dir.join("deps").join(lib);
-        let placed = dir.join(lib);
-        let Ok(b) = std::fs::metadata(&built) else { continue };
-        let fresh = std::fs::metadata(&placed).is_ok_and(|p| p.len() == b.len() && p.modified().ok() >= b.modified().ok());
-        if fresh {
-            continue;
-        }
-        let tmp = dir.join(format!(".{lib}.{}", std::process::id()));
-        if std::fs::copy(&built, &tmp).and_then(|_| std::fs::rename(&tmp, &placed)).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    }
-}
 
 /// What is missing for compiling (`headers`) and linking (`library`), as a message.
 fn missing(dir: &Path, link: bool) -> Option<String> {
@@ -51,9 +33,6 @@ fn missing(dir: &Path, link: bool) -> Option<String> {
     let profile = if dir.ends_with("debug") { "" } else { " --release" };
     Some(format!("{what}: build it with `cargo build{profile} -p rshmem-c` (or `cargo build{profile}`) in the rshmem workspace"))
 }
-
-/// Flags after which the compiler does not link.
-const NO_LINK: &[&str] = &["-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"];
 
 fn main() {
     let invoked = std::env::args_os().next().map(PathBuf::from).unwrap_or_default();

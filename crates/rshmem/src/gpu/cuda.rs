@@ -13,6 +13,12 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 /// A device address.
 pub type DevPtr = u64;
 
+/// A module's driver handle (`CUmodule`).
+pub type Module = sys::CUmodule;
+
+/// A kernel's driver handle (`CUfunction`, what cudart calls `cudaFunction_t`).
+pub type Function = sys::CUfunction;
+
 fn check(r: sys::CUresult, call: &'static str, pe: usize) -> Result<()> {
     if r == sys::CUresult::CUDA_SUCCESS {
         Ok(())
@@ -43,6 +49,41 @@ pub fn device_count() -> usize {
             return 0;
         }
         n.max(0) as usize
+    }
+}
+
+/// The device of the context current on the calling thread, if any: a program that
+/// called `cudaSetDevice` (or made a context current) before rshmem's GPU init has one.
+/// Also says whether that context is the device's primary context (the one cudart uses
+/// and rshmem works in).
+pub fn current_device() -> Option<(usize, bool)> {
+    if !driver_present() {
+        return None;
+    }
+    crate::config::prepare_cuda_environment();
+    // SAFETY: out pointers to locals; a null current context is reported as None.
+    unsafe {
+        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
+            return None;
+        }
+        let mut ctx = std::ptr::null_mut();
+        if sys::cuCtxGetCurrent(&mut ctx) != sys::CUresult::CUDA_SUCCESS || ctx.is_null() {
+            return None;
+        }
+        let mut dev = 0;
+        if sys::cuCtxGetDevice(&mut dev) != sys::CUresult::CUDA_SUCCESS {
+            return None;
+        }
+        let (mut flags, mut active) = (0u32, 0i32);
+        let primary = sys::cuDevicePrimaryCtxGetState(dev, &mut flags, &mut active) == sys::CUresult::CUDA_SUCCESS && active != 0 && {
+            let mut p = std::ptr::null_mut();
+            let same = sys::cuDevicePrimaryCtxRetain(&mut p, dev) == sys::CUresult::CUDA_SUCCESS && p == ctx;
+            if !p.is_null() {
+                let _ = sys::cuDevicePrimaryCtxRelease_v2(dev);
+            }
+            same
+        };
+        Some((dev.max(0) as usize, primary))
     }
 }
 
@@ -336,6 +377,60 @@ impl Cuda {
         Ok(Some((p, n)))
     }
 
+    /// Address and size of global `name` in a module the program loaded itself
+    /// (`cuModuleLoad`), or None when it has none.
+    ///
+    /// # Safety
+    /// `m` must be a live module of this PE's context.
+    pub unsafe fn global_of_raw(&self, m: sys::CUmodule, name: &str) -> Result<Option<(DevPtr, usize)>> {
+        // A RawModule never unloads its module: wrapping the program's is harmless.
+        self.global(&RawModule { raw: m }, name)
+    }
+
+    /// How many blocks of kernel `f` (of `threads` threads, `shared` bytes of dynamic
+    /// shared memory) fit on one multiprocessor at once.
+    pub fn blocks_per_sm(&self, f: sys::CUfunction, threads: u32, shared: usize) -> Result<usize> {
+        let mut n = 0i32;
+        // SAFETY: f is a kernel handle of this context (the caller resolved it); out pointer.
+        check(
+            unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, threads as i32, shared) },
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            self.pe,
+        )?;
+        Ok(n.max(0) as usize)
+    }
+
+    /// Enqueues on `stream` a fill of `count` elements of `width` bytes (1, 2 or 4) at
+    /// `dst` with `value` (stream-ordered and capturable).
+    pub fn memset_async(&self, dst: DevPtr, value: u32, width: usize, count: usize, stream: &Stream) -> Result<()> {
+        // SAFETY: dst..dst+count*width is mapped device memory (the caller checked); the
+        // stream is live.
+        let r = unsafe {
+            match width {
+                1 => sys::cuMemsetD8Async(dst, value as u8, count, stream.raw),
+                2 => sys::cuMemsetD16Async(dst, value as u16, count, stream.raw),
+                4 => sys::cuMemsetD32Async(dst, value, count, stream.raw),
+                _ => return Err(Error::Gpu { call: "cuMemsetAsync", detail: format!("no fill of {width}-byte elements"), pe: self.pe }),
+            }
+        };
+        check(r, "cuMemsetAsync", self.pe)
+    }
+
+    /// Whether `ptr` is device memory (or host memory the device maps) of this PE's
+    /// context, as the driver knows it; false for plain host memory.
+    pub fn is_device_pointer(&self, ptr: DevPtr) -> bool {
+        let mut kind = 0u32;
+        // SAFETY: out pointer to a local of the attribute's type (an unsigned int).
+        let r = unsafe {
+            sys::cuPointerGetAttribute(
+                &mut kind as *mut u32 as *mut c_void,
+                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                ptr,
+            )
+        };
+        r == sys::CUresult::CUDA_SUCCESS && kind == sys::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32
+    }
+
     /// Launches a kernel. `params` are pointers to each argument's value.
     ///
     /// # Safety
@@ -351,35 +446,30 @@ impl Cuda {
         params: &mut [*mut c_void],
         cooperative: bool,
     ) -> Result<()> {
+        // SAFETY: the caller upholds the contract above.
+        unsafe { self.launch_raw(f, grid, block, shared, stream, params.as_mut_ptr(), cooperative) }
+    }
+
+    /// [`Cuda::launch`] with the parameter array as the driver takes it.
+    ///
+    /// # Safety
+    /// As for [`Cuda::launch`]: `params` points to one pointer per kernel parameter.
+    pub unsafe fn launch_raw(
+        &self,
+        f: sys::CUfunction,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared: u32,
+        stream: &Stream,
+        params: *mut *mut c_void,
+        cooperative: bool,
+    ) -> Result<()> {
         // SAFETY: the caller upholds the contract above; f is a kernel of a loaded module.
         let r = unsafe {
             if cooperative {
-                sys::cuLaunchCooperativeKernel(
-                    f,
-                    grid.0,
-                    grid.1,
-                    grid.2,
-                    block.0,
-                    block.1,
-                    block.2,
-                    shared,
-                    stream.raw,
-                    params.as_mut_ptr(),
-                )
+                sys::cuLaunchCooperativeKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params)
             } else {
-                sys::cuLaunchKernel(
-                    f,
-                    grid.0,
-                    grid.1,
-                    grid.2,
-                    block.0,
-                    block.1,
-                    block.2,
-                    shared,
-                    stream.raw,
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
+                sys::cuLaunchKernel(f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream.raw, params, std::ptr::null_mut())
             }
         };
         check(r, if cooperative { "cuLaunchCooperativeKernel" } else { "cuLaunchKernel" }, self.pe)

@@ -7,13 +7,16 @@
 //! the stream-ordered operations in `ops::on_stream`, the GPU collectives in `coll::gpu`.
 //!
 //! Detection goes through cudarc with dynamic loading: nothing CUDA is needed to build,
-//! and a machine without a driver or a GPU runs CPU PEs (with a log line). PE `i` uses
-//! local GPU `i mod count`; several PEs may share a GPU.
+//! and a machine without a driver or a GPU runs CPU PEs (with a log line). A PE uses the
+//! GPU of the context current at init (a program's `cudaSetDevice`), else local GPU
+//! `local rank mod count`; several PEs may share a GPU.
 //!
 //! Kernels are CUDA C++ that includes `rshmem_device.cuh`; [`Gpu::compile`] compiles them
 //! with NVRTC (cached per architecture), loads them and writes the device state
 //! (`rshmem_state`: PE numbers, heap and peer bases, teams) into each module. The state is
-//! rewritten into every live module when the heap grows.
+//! rewritten into every live module when the heap grows. Programs built with nvcc attach
+//! their own copies of the state ([`Gpu::attach_state`], [`Gpu::attach_module`]), which
+//! receive every rewrite too.
 
 pub mod cuda;
 pub mod memory;
@@ -36,8 +39,10 @@ const COLL_BUILTIN_SOURCE: &str = include_str!("../../device/rshmem_coll_builtin
 pub const COLL_THREADS: usize = 512;
 
 /// Opens this PE's GPU if the configuration (`RSHMEM_DEVICE`) asks for one and the
-/// machine has one.
-pub fn open_for_pe(choice: Device, pe: usize) -> Result<Option<Arc<Cuda>>> {
+/// machine has one: the device of the context current on the calling thread when the
+/// program chose one (`cudaSetDevice` before rshmem's init), else local GPU
+/// `local_rank mod count` (`local_rank`: this PE's number among the PEs of its host).
+pub fn open_for_pe(choice: Device, pe: usize, local_rank: usize) -> Result<Option<Arc<Cuda>>> {
     if choice == Device::Cpu {
         return Ok(None);
     }
@@ -52,7 +57,15 @@ pub fn open_for_pe(choice: Device, pe: usize) -> Result<Option<Arc<Cuda>>> {
         }
         return Ok(None);
     }
-    let ordinal = pe % count;
+    let ordinal = match cuda::current_device() {
+        Some((ordinal, primary)) => {
+            if !primary {
+                tracing::warn!(pe, ordinal, "the current CUDA context is not the device's primary context: rshmem uses the primary one");
+            }
+            ordinal
+        }
+        None => local_rank % count,
+    };
     let c = Cuda::open(ordinal, pe)?;
     tracing::info!(pe, ordinal, name = %c.name().unwrap_or_default(), "GPU PE");
     Ok(Some(Arc::new(c)))
@@ -173,6 +186,9 @@ pub struct Gpu {
     pub(crate) heap: Arc<DeviceHeap>,
     state: Mutex<DeviceState>,
     modules: Mutex<Vec<Weak<ModuleInner>>>,
+    /// Copies of `rshmem_state` in the program's own code (nvcc-built kernels, modules it
+    /// loaded): written like the modules' at every change.
+    attached: Mutex<Vec<DevPtr>>,
     builtins: OnceLock<std::result::Result<Arc<ModuleInner>, String>>,
     coll_builtins: OnceLock<std::result::Result<Arc<ModuleInner>, String>>,
     layout: DeviceSysLayout,
@@ -271,6 +287,7 @@ impl Gpu {
             heap,
             state: Mutex::new(state),
             modules: Mutex::new(Vec::new()),
+            attached: Mutex::new(Vec::new()),
             builtins: OnceLock::new(),
             coll_builtins: OnceLock::new(),
             layout,
@@ -352,6 +369,24 @@ impl Gpu {
         self.cuda.copy_async(dst, src, n, stream)
     }
 
+    /// Whether `ptr` is device memory of this PE's GPU (as the driver knows it).
+    pub fn is_device_pointer(&self, ptr: DevPtr) -> bool {
+        self.cuda.bind().is_ok() && self.cuda.is_device_pointer(ptr)
+    }
+
+    /// Copies device memory at `src` (any allocation of this PE's context) into `dst`,
+    /// complete on return.
+    pub fn read_device(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
+        self.cuda.bind()?;
+        self.cuda.dtoh(dst, src)
+    }
+
+    /// Copies `src` into device memory at `dst`, complete on return.
+    pub fn write_device(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
+        self.cuda.bind()?;
+        self.cuda.htod(dst, src)
+    }
+
     /// The device address of `pe`'s copy of a symmetric address of this PE (for kernels).
     pub fn peer_address(&self, addr: DevPtr, pe: usize) -> DevPtr {
         self.heap.base(pe) + (addr - self.heap.base(self.cuda.pe()))
@@ -377,16 +412,7 @@ impl Gpu {
         let state_addr = match self.cuda.global(&raw, "rshmem_state")? {
             None => None,
             Some((addr, size)) => {
-                if size != std::mem::size_of::<DeviceState>() {
-                    return Err(Error::Gpu {
-                        call: "load module",
-                        detail: format!(
-                            "rshmem_state is {size} bytes in `{name}` but {} in the runtime: header and library differ",
-                            std::mem::size_of::<DeviceState>()
-                        ),
-                        pe: self.cuda.pe(),
-                    });
-                }
+                state_size_matches("load module", &format!("`{name}`"), size, self.cuda.pe())?;
                 Some(addr)
             }
         };
@@ -409,7 +435,113 @@ impl Gpu {
                 self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
             }
         }
+        for &addr in self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter() {
+            self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
+        }
         Ok(())
+    }
+
+    /// Writes the device state into a copy of `rshmem_state` of the program's own code
+    /// (a symbol of nvcc-built kernels, found with `cudaGetSymbolAddress`) now and at every
+    /// later change of the state. `size` is the symbol's size, checked against the
+    /// runtime's. Attaching an address twice keeps one entry.
+    pub fn attach_state(&self, addr: DevPtr, size: usize) -> Result<()> {
+        state_size_matches("attach state", "the program's rshmem_state", size, self.cuda.pe())?;
+        self.cuda.bind()?;
+        let st = *self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut attached = self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.cuda.htod(addr, bytemuck::bytes_of(&st))?;
+        if !attached.contains(&addr) {
+            attached.push(addr);
+        }
+        Ok(())
+    }
+
+    /// Stops writing the state at `addr`; whether it was attached.
+    pub fn detach_state(&self, addr: DevPtr) -> bool {
+        let mut attached = self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let before = attached.len();
+        attached.retain(|&a| a != addr);
+        attached.len() != before
+    }
+
+    /// Attaches the `rshmem_state` of a module the program loaded itself (`cuModuleLoad`
+    /// of a cubin built from the device header): an error if the module has none.
+    ///
+    /// # Safety
+    /// `module` must be a live module of this PE's device's primary context.
+    pub unsafe fn attach_module(&self, module: cuda::Module) -> Result<DevPtr> {
+        self.cuda.bind()?;
+        let (addr, size) = self.module_state(module)?;
+        self.attach_state(addr, size)?;
+        Ok(addr)
+    }
+
+    /// The `rshmem_state` of a module the program loaded, found by name (as the header
+    /// defines it for NVRTC and `-rdc` builds, or as a per-file static of other nvcc
+    /// builds).
+    ///
+    /// # Safety
+    /// As for [`Gpu::attach_module`].
+    pub unsafe fn module_state(&self, module: cuda::Module) -> Result<(DevPtr, usize)> {
+        for name in ["rshmem_state", "_ZL12rshmem_state"] {
+            // SAFETY: the caller vouches for the module.
+            if let Some(found) = unsafe { self.cuda.global_of_raw(module, name)? } {
+                return Ok(found);
+            }
+        }
+        Err(Error::Gpu {
+            call: "attach module",
+            detail: "the module has no rshmem_state: it was not built from rshmem_device.cuh".into(),
+            pe: self.cuda.pe(),
+        })
+    }
+
+    /// The largest grid of kernel `f` (`threads` per block, `shared` bytes of dynamic
+    /// shared memory) whose blocks are all resident at once beside the grids of the other
+    /// PEs of this process on this GPU: what a collective (cooperative) launch allows.
+    pub fn max_collective_grid(&self, f: cuda::Function, threads: u32, shared: usize) -> Result<usize> {
+        self.cuda.bind()?;
+        let per_sm = self.cuda.blocks_per_sm(f, threads, shared)?;
+        Ok(per_sm * self.sm_count()? / self.sharers())
+    }
+
+    /// Launches the program's kernel `f` as a cooperative grid on `stream`, after checking
+    /// that the grid fits ([`Gpu::max_collective_grid`]).
+    ///
+    /// # Safety
+    /// `f` must be a kernel of this PE's context and `args` its parameters, as
+    /// `cuLaunchCooperativeKernel` takes them (one pointer per parameter).
+    pub unsafe fn launch_collective(
+        &self,
+        f: cuda::Function,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        args: *mut *mut std::ffi::c_void,
+        shared: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+        let blocks = grid.0 as usize * grid.1 as usize * grid.2 as usize;
+        let max = self.max_collective_grid(f, threads, shared)?;
+        if blocks == 0 || threads == 0 || blocks > max {
+            return Err(Error::InvalidArgument {
+                call: "collective_launch",
+                arg: "grid",
+                detail: format!(
+                    "{blocks} blocks of {threads} threads: a collective launch takes 1..={max} blocks of this kernel on this GPU (see collective_launch_query_gridsize)"
+                ),
+                pe: self.cuda.pe(),
+            });
+        }
+        let shared = u32::try_from(shared).map_err(|_| Error::InvalidArgument {
+            call: "collective_launch",
+            arg: "sharedMem",
+            detail: format!("{shared} bytes of shared memory"),
+            pe: self.cuda.pe(),
+        })?;
+        // SAFETY: the caller vouches for f and args (the parameter array cuLaunch reads).
+        unsafe { self.cuda.launch_raw(f, grid, block, shared, stream, args, true) }
     }
 
     /// Changes the device state (of every loaded module and every later one).
@@ -525,6 +657,19 @@ impl Gpu {
         self.cuda.dtoh(&mut b, out)?;
         Ok(u64::from_le_bytes(b))
     }
+}
+
+/// An error unless a `rshmem_state` of `size` bytes (in `what`) has the runtime's layout.
+fn state_size_matches(call: &'static str, what: &str, size: usize, pe: usize) -> Result<()> {
+    let want = std::mem::size_of::<DeviceState>();
+    if size == want {
+        return Ok(());
+    }
+    Err(Error::Gpu {
+        call,
+        detail: format!("rshmem_state is {size} bytes in {what} but {want} in the runtime: header and library differ"),
+        pe,
+    })
 }
 
 #[cfg(test)]

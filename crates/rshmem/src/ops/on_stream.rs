@@ -29,12 +29,89 @@ impl Ctx {
         stream: &Stream,
     ) -> Result<()> {
         const CALL: &str = "put_on_stream";
-        let g = self.gpu_or_err(CALL)?;
         let n = nelems * std::mem::size_of::<T>();
-        self.remote(CALL, "dest", dest.addr_of(dest_index), n, pe)?;
         self.remote(CALL, "source", src.addr_of(src_index), n, self.my_pe())?;
+        self.putmem_on_stream(dest.addr_of(dest_index), src.addr_of(src_index) as u64, n, pe, stream)
+    }
+
+    /// Enqueues on `stream` a copy of `bytes` bytes from `source`, any memory of this
+    /// process the device reaches (symmetric, `cudaMalloc`ed, registered or pinned host
+    /// memory), to the symmetric address `dest` on `pe` (copy engine, peer mapping).
+    pub fn putmem_on_stream(&self, dest: usize, source: u64, bytes: usize, pe: usize, stream: &Stream) -> Result<()> {
+        const CALL: &str = "putmem_on_stream";
+        let g = self.gpu_or_err(CALL)?;
+        self.remote(CALL, "dest", dest, bytes, pe)?;
+        self.mapped_peer(CALL, pe)?;
+        if bytes == 0 {
+            return Ok(());
+        }
         g.cuda.bind()?;
-        g.cuda.copy_async(g.peer_address(dest.addr_of(dest_index) as u64, pe), src.addr_of(src_index) as u64, n, stream)
+        g.cuda.copy_async(g.peer_address(dest as u64, pe), source, bytes, stream)
+    }
+
+    /// Enqueues on `stream` a copy of `bytes` bytes from the symmetric address `source`
+    /// on `pe` into `dest`, any memory of this process the device reaches.
+    pub fn getmem_on_stream(&self, dest: u64, source: usize, bytes: usize, pe: usize, stream: &Stream) -> Result<()> {
+        const CALL: &str = "getmem_on_stream";
+        let g = self.gpu_or_err(CALL)?;
+        self.remote(CALL, "source", source, bytes, pe)?;
+        self.mapped_peer(CALL, pe)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        g.cuda.bind()?;
+        g.cuda.copy_async(dest, g.peer_address(source as u64, pe), bytes, stream)
+    }
+
+    /// Enqueues on `stream` a store of one element (`value`: its 1, 2, 4 or 8 bytes) at
+    /// the symmetric address `dest` on `pe`: a device fill or a stream memory write,
+    /// both capturable into a graph (the value travels in the enqueued operation).
+    pub fn p_on_stream(&self, dest: usize, value: &[u8], pe: usize, stream: &Stream) -> Result<()> {
+        const CALL: &str = "p_on_stream";
+        let g = self.gpu_or_err(CALL)?;
+        let width = value.len();
+        self.remote_word(CALL, "dest", dest, width.max(1), "element", pe)?;
+        self.mapped_peer(CALL, pe)?;
+        let at = g.peer_address(dest as u64, pe);
+        g.cuda.bind()?;
+        match *value {
+            [a] => g.cuda.memset_async(at, u32::from(a), 1, 1, stream),
+            [a, b] => g.cuda.memset_async(at, u32::from(u16::from_le_bytes([a, b])), 2, 1, stream),
+            [a, b, c, d] => g.cuda.memset_async(at, u32::from_le_bytes([a, b, c, d]), 4, 1, stream),
+            [a, b, c, d, e, f, h, i] => stream.write_value64(at, u64::from_le_bytes([a, b, c, d, e, f, h, i])),
+            _ => Err(Error::InvalidArgument {
+                call: CALL,
+                arg: "value",
+                detail: format!("{width} bytes: elements of 1, 2, 4 or 8 bytes"),
+                pe: self.my_pe(),
+            }),
+        }
+    }
+
+    /// An error unless this PE maps `pe`'s heap (the copy-engine calls reach peers
+    /// through the mapping; peers of other hosts are not served on stream yet).
+    fn mapped_peer(&self, call: &'static str, pe: usize) -> Result<()> {
+        if self.rt.proxy.as_ref().is_some_and(|p| p.serves(pe)) {
+            return Err(Error::Unsupported {
+                call,
+                detail: format!("PE {pe} is on another host: stream-ordered RMA reaches PEs of this host only"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The symmetric allocation of `len` elements at `addr` of this PE's heap, for callers
+    /// that hold addresses (the C ABI): an error naming `call` and `arg` unless the range
+    /// lies in the symmetric heap.
+    pub fn sym_at<T: SymType>(&self, call: &'static str, arg: &'static str, addr: usize, len: usize) -> Result<Sym<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::InvalidArgument {
+            call,
+            arg,
+            detail: format!("{len} elements of {} overflow", T::NAME),
+            pe: self.my_pe(),
+        })?;
+        self.rt.heap.check_range(call, arg, addr, bytes.max(1), self.my_pe())?;
+        Ok(Sym::new(self.rt.clone(), addr, len))
     }
 
     /// Enqueues on `stream` a signal update of `sig[index]` on `pe`: `Set` as a stream

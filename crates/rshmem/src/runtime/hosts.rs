@@ -59,6 +59,12 @@ impl Hosts {
         }
     }
 
+    /// `me`'s number among the PEs of its host (those it maps), counted in PE order:
+    /// the local rank that picks its GPU.
+    pub(crate) fn local_rank(&self, me: usize) -> usize {
+        (0..me).filter(|&pe| self.mapped[pe]).count()
+    }
+
     /// The peers `me` reaches through the remote transport.
     pub(crate) fn remote(&self, me: usize) -> Vec<bool> {
         (0..self.domain.len()).map(|pe| pe != me && self.domain[pe] != self.domain[me]).collect()
@@ -131,6 +137,14 @@ mod tests {
         assert_eq!(u.shared_team(2), (2, 1, 1));
         let l = Hosts::from_names(&names, 1, TransportMode::Local);
         assert_eq!((l.domain, l.mapped), (vec![0; 4], vec![true; 4]));
+    }
+
+    /// Issue 19, item 4: the GPU of a PE follows its rank on its host, not its PE number.
+    #[test]
+    fn local_ranks_count_the_pes_of_the_same_host() {
+        let names: Vec<Vec<u8>> = ["a", "b", "a", "b", "a"].iter().map(|n| n.as_bytes().to_vec()).collect();
+        let ranks: Vec<usize> = (0..5).map(|me| Hosts::from_names(&names, me, TransportMode::Auto).local_rank(me)).collect();
+        assert_eq!(ranks, vec![0, 0, 1, 1, 2]);
     }
 
     #[test]
