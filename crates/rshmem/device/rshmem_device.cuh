@@ -603,4 +603,7 @@ __device__ __forceinline__ void rshmem_barrier_all() { rshmem_quiet(); rshmemi_t
 RSHMEMI_SCOPED_BARRIER(_warp, rshmemi_lane() == 0, __syncwarp())
 RSHMEMI_SCOPED_BARRIER(_block, rshmemi_block_rank() == 0, __syncthreads())
 
+// Typed put-with-signal at every scope (rshmem_int_put_signal_nbi_warp, ...).
+#include "rshmem_device_typed.cuh"
+
 #endif  // RSHMEM_DEVICE_CUH
