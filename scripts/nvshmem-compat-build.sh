@@ -37,7 +37,10 @@ libcuda=""
 for d in $cuda_lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
   [ -e "${d#-L}/libcuda.so" ] && libcuda="-lcuda" && break
 done
-link_flags="-arch=$arch -rdc=true -L$home/lib -lnvshmem_host -lnvshmem_device $cuda_lib $libcuda -ldl -Xlinker -rpath,$home/lib"
+# NVSHMEM's Python wheel ships libnvshmem_host.so.3 without the unversioned link.
+host_lib=-lnvshmem_host
+[ -e "$home/lib/libnvshmem_host.so" ] || host_lib=-l:libnvshmem_host.so.3
+link_flags="-arch=$arch -rdc=true -L$home/lib $host_lib -lnvshmem_device $cuda_lib $libcuda -ldl -Xlinker -rpath,$home/lib"
 export nvcc cxx nvcc_flags common_flags link_flags out src
 
 # The perftests' helper library, once.

@@ -35,6 +35,14 @@ fn fallback_include() -> PathBuf {
     dir
 }
 
+/// `-I` for the compatibility headers, rshmem's device headers and the C ABI's headers.
+fn include_args(cmd: &mut Command) -> &mut Command {
+    for dir in [compat().join("include"), device_dir(), crate_dir().join("include")] {
+        cmd.arg("-I").arg(dir);
+    }
+    cmd
+}
+
 fn run(cmd: &mut Command, what: &str) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
     assert!(out.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&out.stderr));
@@ -49,16 +57,7 @@ fn preprocess(defines: &[&str], macros: bool, fallback: &Path) -> String {
     if macros {
         cmd.arg("-dM");
     }
-    cmd.args(defines)
-        .arg("-I")
-        .arg(compat().join("include"))
-        .arg("-I")
-        .arg(device_dir())
-        .arg("-I")
-        .arg(crate_dir().join("include"))
-        .arg("-idirafter")
-        .arg(fallback)
-        .arg(compat().join("include/nvshmemx.h"));
+    include_args(cmd.args(defines)).arg("-idirafter").arg(fallback).arg(compat().join("include/nvshmemx.h"));
     run(&mut cmd, "cpp")
 }
 
@@ -115,8 +114,31 @@ fn covered() -> (BTreeSet<String>, BTreeSet<String>) {
 }
 
 const TYPES: &[&str] = &[
-    "float", "double", "char", "schar", "short", "int", "long", "longlong", "uchar", "ushort", "uint", "ulong", "ulonglong", "int8",
-    "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "size", "ptrdiff", "half", "bfloat16",
+    "float",
+    "double",
+    "char",
+    "schar",
+    "short",
+    "int",
+    "long",
+    "longlong",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "ulonglong",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "size",
+    "ptrdiff",
+    "half",
+    "bfloat16",
 ];
 const OPS: &[&str] = &["sum", "prod", "min", "max", "and", "or", "xor"];
 
@@ -165,7 +187,9 @@ const END: &str = "<!-- end of covered names -->\n";
 #[test]
 fn the_readme_lists_the_names_the_headers_define() {
     let (functions, others) = covered();
-    for must in ["nvshmem_my_pe", "nvshmem_malloc", "nvshmem_uint64_atomic_fetch_add", "nvshmemx_putmem_nbi_block", "nvshmem_int_put_signal_nbi"] {
+    for must in
+        ["nvshmem_my_pe", "nvshmem_malloc", "nvshmem_uint64_atomic_fetch_add", "nvshmemx_putmem_nbi_block", "nvshmem_int_put_signal_nbi"]
+    {
         assert!(functions.contains(must), "{must} is not defined by the compatibility headers");
     }
     assert!(functions.len() > 1000, "only {} NVSHMEM functions found: the preprocessor pass lost the device API", functions.len());
@@ -188,18 +212,7 @@ fn the_readme_lists_the_names_the_headers_define() {
 
 fn compile(compiler: &str, args: &[&str], file: &Path) {
     let mut cmd = Command::new(compiler);
-    cmd.args(args)
-        .arg("-fsyntax-only")
-        .arg("-Wall")
-        .arg("-Wextra")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(compat().join("include"))
-        .arg("-I")
-        .arg(device_dir())
-        .arg("-I")
-        .arg(crate_dir().join("include"))
-        .arg(file);
+    include_args(cmd.args(args).args(["-fsyntax-only", "-Wall", "-Wextra", "-Werror"])).arg(file);
     run(&mut cmd, &format!("{compiler} {}", file.display()));
 }
 

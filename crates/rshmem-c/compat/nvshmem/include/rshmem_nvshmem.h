@@ -275,6 +275,17 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t t, void* d, cons
     static inline void nvshmemx_##NAME##_get_nbi_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {      \
         rshmemx_getmem_nbi_on_stream(d, s, n * sizeof(T), pe, (rshmemx_stream_t)st);                                    \
     }                                                                                                                  \
+    static inline void nvshmemx_##NAME##_p_on_stream(T* d, T v, int pe, cudaStream_t st) {                            \
+        rshmemx_##NAME##_p_on_stream(d, v, pe, (rshmemx_stream_t)st);                                                   \
+    }                                                                                                                  \
+    static inline void nvshmemx_##NAME##_put_signal_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,   \
+                                                              int op, int pe, cudaStream_t st) {                       \
+        rshmemx_##NAME##_put_signal_on_stream(d, s, n, sig, v, op, pe, (rshmemx_stream_t)st);                           \
+    }                                                                                                                  \
+    static inline void nvshmemx_##NAME##_put_signal_nbi_on_stream(T* d, const T* s, size_t n, uint64_t* sig,           \
+                                                                  uint64_t v, int op, int pe, cudaStream_t st) {       \
+        rshmemx_##NAME##_put_signal_nbi_on_stream(d, s, n, sig, v, op, pe, (rshmemx_stream_t)st);                       \
+    }                                                                                                                  \
     static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, int root,    \
                                                             cudaStream_t st) {                                         \
         return rshmemx_broadcastmem_on_stream(rshmemc_nv_team(t), d, s, n * sizeof(T), root, (rshmemx_stream_t)st);     \
@@ -380,76 +391,26 @@ RSHMEMC_NV_HOST_BITS(ulonglong, unsigned long long)
 
 /* ---------------------------------------------------------------- host and device calls */
 #if !defined(RSHMEMC_NV_NO_HOST) || defined(RSHMEMC_NV_DEVICE_PASS)
-RSHMEMC_NV_HD int nvshmem_my_pe(void) {
+/* RSHMEMC_NV_PICK(device form, host form): the form of this compilation pass. */
 #ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_my_pe();
+#define RSHMEMC_NV_PICK(dev, host) dev
 #else
-    return shmem_my_pe();
+#define RSHMEMC_NV_PICK(dev, host) host
 #endif
-}
-RSHMEMC_NV_HD int nvshmem_n_pes(void) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_n_pes();
-#else
-    return shmem_n_pes();
-#endif
-}
-RSHMEMC_NV_HD int nvshmem_team_my_pe(nvshmem_team_t t) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_team_my_pe(t);
-#else
-    return shmem_team_my_pe(rshmemc_nv_team(t));
-#endif
-}
-RSHMEMC_NV_HD int nvshmem_team_n_pes(nvshmem_team_t t) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_team_n_pes(t);
-#else
-    return shmem_team_n_pes(rshmemc_nv_team(t));
-#endif
-}
+RSHMEMC_NV_HD int nvshmem_my_pe(void) { return RSHMEMC_NV_PICK(rshmem_my_pe(), shmem_my_pe()); }
+RSHMEMC_NV_HD int nvshmem_n_pes(void) { return RSHMEMC_NV_PICK(rshmem_n_pes(), shmem_n_pes()); }
+RSHMEMC_NV_HD int nvshmem_team_my_pe(nvshmem_team_t t) { return RSHMEMC_NV_PICK(rshmem_team_my_pe(t), shmem_team_my_pe(rshmemc_nv_team(t))); }
+RSHMEMC_NV_HD int nvshmem_team_n_pes(nvshmem_team_t t) { return RSHMEMC_NV_PICK(rshmem_team_n_pes(t), shmem_team_n_pes(rshmemc_nv_team(t))); }
 RSHMEMC_NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src, int pe, nvshmem_team_t dest) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_team_translate_pe(src, pe, dest);
-#else
-    return shmem_team_translate_pe(rshmemc_nv_team(src), pe, rshmemc_nv_team(dest));
-#endif
+    return RSHMEMC_NV_PICK(rshmem_team_translate_pe(src, pe, dest), shmem_team_translate_pe(rshmemc_nv_team(src), pe, rshmemc_nv_team(dest)));
 }
-RSHMEMC_NV_HD void* nvshmem_ptr(const void* p, int pe) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_ptr(p, pe);
-#else
-    return shmem_ptr(p, pe);
-#endif
-}
-RSHMEMC_NV_HD void nvshmem_quiet(void) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_quiet();
-#else
-    shmem_quiet();
-#endif
-}
-RSHMEMC_NV_HD void nvshmem_fence(void) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_fence();
-#else
-    shmem_fence();
-#endif
-}
-RSHMEMC_NV_HD void nvshmem_barrier_all(void) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_barrier_all();
-#else
-    shmem_barrier_all();
-#endif
-}
+RSHMEMC_NV_HD void* nvshmem_ptr(const void* p, int pe) { return RSHMEMC_NV_PICK(rshmem_ptr(p, pe), shmem_ptr(p, pe)); }
+RSHMEMC_NV_HD void nvshmem_quiet(void) { RSHMEMC_NV_PICK(rshmem_quiet(), shmem_quiet()); }
+RSHMEMC_NV_HD void nvshmem_fence(void) { RSHMEMC_NV_PICK(rshmem_fence(), shmem_fence()); }
+RSHMEMC_NV_HD void nvshmem_barrier_all(void) { RSHMEMC_NV_PICK(rshmem_barrier_all(), shmem_barrier_all()); }
 RSHMEMC_NV_HD void nvshmem_global_exit(int status) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    (void)status;
-    rshmemi_fail("nvshmem_global_exit", "global exit requested from device code", rshmem_state.my_pe, (rshmem_u64)status, 0);
-#else
-    shmem_global_exit(status);
-#endif
+    RSHMEMC_NV_PICK(rshmemi_fail("nvshmem_global_exit", "global exit requested from device code", rshmem_state.my_pe, (rshmem_u64)status, 0),
+                    shmem_global_exit(status));
 }
 RSHMEMC_NV_HD void nvshmem_info_get_version(int* major, int* minor) {
     *major = NVSHMEM_MAJOR_VERSION;
@@ -466,50 +427,20 @@ RSHMEMC_NV_HD void nvshmemx_vendor_get_version_info(int* major, int* minor, int*
     *minor = NVSHMEM_VENDOR_MINOR_VERSION;
     *patch = NVSHMEM_VENDOR_PATCH_VERSION;
 }
-RSHMEMC_NV_HD uint64_t nvshmem_signal_fetch(uint64_t* sig) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    return rshmem_signal_fetch(sig);
-#else
-    return shmem_signal_fetch(sig);
-#endif
-}
+RSHMEMC_NV_HD uint64_t nvshmem_signal_fetch(uint64_t* sig) { return RSHMEMC_NV_PICK(rshmem_signal_fetch(sig), shmem_signal_fetch(sig)); }
 RSHMEMC_NV_HD void nvshmemx_signal_op(uint64_t* sig, uint64_t v, int op, int pe) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_signal_op(sig, v, op, pe);
-#else
-    if (op == NVSHMEM_SIGNAL_ADD) shmem_signal_add(sig, v, pe);
-    else shmem_signal_set(sig, v, pe);
-#endif
+    RSHMEMC_NV_PICK(rshmem_signal_op(sig, v, op, pe),
+                    (op == NVSHMEM_SIGNAL_ADD ? shmem_signal_add(sig, v, pe) : shmem_signal_set(sig, v, pe)));
 }
 
 /* Bytes, from host (local side host or device memory: rshmemx_putmem) or device. */
-RSHMEMC_NV_HD void nvshmem_putmem(void* d, const void* s, size_t n, int pe) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_putmem(d, s, n, pe);
-#else
-    rshmemx_putmem(d, s, n, pe);
-#endif
-}
-RSHMEMC_NV_HD void nvshmem_getmem(void* d, const void* s, size_t n, int pe) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_getmem(d, s, n, pe);
-#else
-    rshmemx_getmem(d, s, n, pe);
-#endif
-}
+RSHMEMC_NV_HD void nvshmem_putmem(void* d, const void* s, size_t n, int pe) { RSHMEMC_NV_PICK(rshmem_putmem(d, s, n, pe), rshmemx_putmem(d, s, n, pe)); }
+RSHMEMC_NV_HD void nvshmem_getmem(void* d, const void* s, size_t n, int pe) { RSHMEMC_NV_PICK(rshmem_getmem(d, s, n, pe), rshmemx_getmem(d, s, n, pe)); }
 RSHMEMC_NV_HD void nvshmem_putmem_nbi(void* d, const void* s, size_t n, int pe) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_putmem_nbi(d, s, n, pe);
-#else
-    rshmemx_putmem_nbi(d, s, n, pe);
-#endif
+    RSHMEMC_NV_PICK(rshmem_putmem_nbi(d, s, n, pe), rshmemx_putmem_nbi(d, s, n, pe));
 }
 RSHMEMC_NV_HD void nvshmem_getmem_nbi(void* d, const void* s, size_t n, int pe) {
-#ifdef RSHMEMC_NV_DEVICE_PASS
-    rshmem_getmem_nbi(d, s, n, pe);
-#else
-    rshmemx_getmem_nbi(d, s, n, pe);
-#endif
+    RSHMEMC_NV_PICK(rshmem_getmem_nbi(d, s, n, pe), rshmemx_getmem_nbi(d, s, n, pe));
 }
 
 /* Typed put/get/p/g, from host or device. */
