@@ -2,7 +2,8 @@
 # Lays out rshmem's NVSHMEM compatibility layer as an NVSHMEM_HOME-style folder:
 #   DIR/include  nvshmem.h, nvshmemx.h, nvshmem_host.h (ours), rshmem's device headers,
 #                shmem.h, shmemx.h, rshmemx_cuda.h
-#   DIR/lib      libnvshmem_host.so (+ .so.3), libnvshmem_device.a, libnvshmem.a, libshmem.so
+#   DIR/lib      libnvshmem_host.so (+ .so.3: linker scripts for librshmem_nvshmem.so and
+#                libshmem.so), libnvshmem_device.a, libnvshmem.a
 # Point a build at it as at NVSHMEM: -I$DIR/include -L$DIR/lib -lnvshmem_host -lnvshmem_device
 # (nvcc -rdc=true), and LD_LIBRARY_PATH=$DIR/lib at run time. NVSHMEM is NVIDIA's; rshmem is
 # not affiliated with NVIDIA.
@@ -32,10 +33,16 @@ cp "$compat"/include/* "$dir/include/"
 cp crates/rshmem/device/*.cuh "$dir/include/"
 cp crates/rshmem-c/include/*.h "$dir/include/"
 cp target/release/libshmem.so "$dir/lib/"
-# libnvshmem_host: the host-only calls, on libshmem.
+# libnvshmem_host: the host-only calls (librshmem_nvshmem.so, on libshmem). Programs built
+# with rshmem_device.cuh also call libshmem directly (the state registration of nvcc-built
+# files), so the names NVSHMEM builds link with, libnvshmem_host.so and .so.3, are linker
+# scripts that bring in both libraries (as glibc's libc.so does).
 gcc -std=c99 -O2 -fPIC -shared -Wall -Wextra -I"$dir/include" "$compat/src/nvshmem_host.c" \
-  -Wl,-soname,libnvshmem_host.so.3 -L"$dir/lib" -lshmem -Wl,-rpath,'$ORIGIN' -o "$dir/lib/libnvshmem_host.so.3"
-ln -sf libnvshmem_host.so.3 "$dir/lib/libnvshmem_host.so"
+  -Wl,-soname,librshmem_nvshmem.so -L"$dir/lib" -lshmem -Wl,-rpath,'$ORIGIN' -o "$dir/lib/librshmem_nvshmem.so"
+for n in libnvshmem_host.so libnvshmem_host.so.3; do
+  echo "/* rshmem's NVSHMEM compatibility layer: NVSHMEM's host library name for ours. */
+INPUT(-lrshmem_nvshmem -lshmem)" > "$dir/lib/$n"
+done
 # libnvshmem_device: the one definition of the device state for -rdc=true programs.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
