@@ -20,11 +20,13 @@ build=1
 nvcc=${NVCC:-$(command -v nvcc || echo /opt/cuda-pip/nvidia/cu13/bin/nvcc)}
 arch=${NVCC_ARCH:-sm_90}
 compat=crates/rshmem-c/compat/nvshmem
-if [ ! -e crates/rshmem-c/include/rshmemx_cuda.h ]; then
-  echo "nvshmem-compat-home: crates/rshmem-c/include/rshmemx_cuda.h is missing (the C host API for GPU PEs);" >&2
-  echo "  the compatibility layer's host side needs it" >&2
-  exit 2
-fi
+for f in crates/rshmem-c/include/rshmemx_cuda.h crates/rshmem-c/csrc/rshmem_device_state.cu; do
+  if [ ! -e "$f" ]; then
+    echo "nvshmem-compat-home: $f is missing (rshmem's C host API for GPU PEs and its device library);" >&2
+    echo "  the compatibility layer is built on them" >&2
+    exit 2
+  fi
+done
 [ $build = 1 ] && cargo build --release -p rshmem-c --lib
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -43,10 +45,11 @@ for n in libnvshmem_host.so libnvshmem_host.so.3; do
   echo "/* rshmem's NVSHMEM compatibility layer: NVSHMEM's host library name for ours. */
 INPUT(-lrshmem_nvshmem -lshmem)" > "$dir/lib/$n"
 done
-# libnvshmem_device: the one definition of the device state for -rdc=true programs.
+# libnvshmem_device: the one definition of the device state for -rdc=true programs (rshmem's
+# own device library source, as librshmem_device.a).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$nvcc" -arch="$arch" -rdc=true -O2 -Xcompiler -fPIC -I"$dir/include" -c "$compat/src/nvshmem_device.cu" -o "$tmp/nvshmem_device.o"
+"$nvcc" -arch="$arch" -rdc=true -O2 -Xcompiler -fPIC -I"$dir/include" -c crates/rshmem-c/csrc/rshmem_device_state.cu -o "$tmp/nvshmem_device.o"
 ar rcs "$dir/lib/libnvshmem_device.a" "$tmp/nvshmem_device.o"
 # libnvshmem.a: NVSHMEM's older single static library name; the same device state.
 cp "$dir/lib/libnvshmem_device.a" "$dir/lib/libnvshmem.a"

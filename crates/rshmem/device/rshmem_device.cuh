@@ -26,7 +26,7 @@ __device__ __forceinline__ rshmem_u64 rshmem_globaltimer() {
     return t;
 }
 
-__device__ inline __noinline__ void rshmemi_fail(const char* call, const char* what, int pe, rshmem_u64 a, rshmem_u64 b) {
+static __device__ __noinline__ void rshmemi_fail(const char* call, const char* what, int pe, rshmem_u64 a, rshmem_u64 b) {
     printf("rshmem: device error in %s on PE %d (block %d, thread %d): %s [PE %d, %#llx, %llu]\n",
            call, rshmem_state.my_pe, (int)blockIdx.x, (int)threadIdx.x, what, pe, a, b);
     __trap();
