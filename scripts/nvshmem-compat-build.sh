@@ -11,8 +11,8 @@
 #   HOME  folder with include/ and lib/ (nvshmem.h, libnvshmem_host.so, libnvshmem_device.a)
 #   OUT   where programs (OUT/bin/NAME), logs (OUT/log/NAME.log) and OUT/built.tsv go
 # Environment: NVCC (default nvcc on PATH, else /opt/cuda-pip/nvidia/cu13/bin/nvcc), NVCC_ARCH
-# (sm_90), CXX (g++), JOBS (2), MPI_CFLAGS (default: mpicc --showme:compile), ONLY (a regex of
-# program names to build), EXTRA_CFLAGS (added to every compile, e.g. -I for nvml.h). Prints a table: program, built, first error.
+# (sm_90), CXX (g++), JOBS (2), MPI_CFLAGS / MPI_LIBS (default: mpicc --showme:compile / :link), ONLY (a regex of
+# program names to build), CUDA_DRIVER_LIB (see below), EXTRA_CFLAGS (added to every compile, e.g. -I for nvml.h). Prints a table: program, built, first error.
 set -uo pipefail
 src=$(cd "${1:?usage: nvshmem-compat-build.sh SRC HOME OUT}" && pwd)
 home=$(cd "${2:?usage: nvshmem-compat-build.sh SRC HOME OUT}" && pwd)
@@ -24,6 +24,7 @@ arch=${NVCC_ARCH:-sm_90}
 cxx=${CXX:-g++}
 jobs=${JOBS:-2}
 mpi_cflags=${MPI_CFLAGS:-$(mpicc --showme:compile 2>/dev/null || true)}
+mpi_libs=${MPI_LIBS:-$(mpicc --showme:link 2>/dev/null || true)}
 cuda_inc="-I$cuda_root/include"
 for d in "$cuda_root"/targets/*/include; do [ -d "$d" ] && cuda_inc="$cuda_inc -I$d"; done
 cuda_lib="-L$cuda_root/lib -L$cuda_root/lib64 -L$cuda_root/lib/stubs -L$cuda_root/lib64/stubs"
@@ -33,7 +34,10 @@ defs="-DNVSHMEMTEST_MPI_SUPPORT"
 common_flags="-I$home/include $cuda_inc $mpi_cflags $defs ${EXTRA_CFLAGS:-}"
 nvcc_flags="-arch=$arch -rdc=true -std=c++17 -O2 -Xcompiler -fPIC $common_flags"
 # The driver library where this machine has one (a GPU host, or the toolkit's stubs).
+# CUDA_DRIVER_LIB: a folder with a libcuda.so to link with where the machine has none (a
+# stand-in that only names the symbols; the GPU host's libcuda.so.1 is loaded at run time).
 libcuda=""
+[ -n "${CUDA_DRIVER_LIB:-}" ] && cuda_lib="$cuda_lib -L$CUDA_DRIVER_LIB"
 for d in $cuda_lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
   [ -e "${d#-L}/libcuda.so" ] && libcuda="-lcuda" && break
 done
@@ -41,7 +45,7 @@ done
 host_lib=-lnvshmem_host
 [ -e "$home/lib/libnvshmem_host.so" ] || host_lib=-l:libnvshmem_host.so.3
 link_flags="-arch=$arch -rdc=true -L$home/lib $host_lib -lnvshmem_device $cuda_lib $libcuda -ldl -Xlinker -rpath,$home/lib"
-export nvcc cxx nvcc_flags common_flags link_flags out src
+export nvcc cxx nvcc_flags common_flags link_flags mpi_libs out src
 
 # The perftests' helper library, once.
 helper="$out/obj/perftest_utils.o"
@@ -71,7 +75,7 @@ build_one() {
     "$nvcc" $nvcc_flags $inc -c "$file" -o "$obj" >>"$log" 2>&1 || { echo "$name compile" >>"$log.status"; return 0; }
   fi
   if [ "$kind" = perftest ] && [ ! -e "$helper" ]; then echo "$name helper" >>"$log.status"; return 0; fi
-  "$nvcc" $obj $extra $link_flags -lmpi -o "$out/bin/$name" >>"$log" 2>&1 || { echo "$name link" >>"$log.status"; return 0; }
+  "$nvcc" $obj $extra $link_flags $mpi_libs -o "$out/bin/$name" >>"$log" 2>&1 || { echo "$name link" >>"$log.status"; return 0; }
   echo "$name ok" >>"$log.status"
 }
 export -f build_one
