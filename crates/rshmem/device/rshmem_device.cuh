@@ -77,7 +77,7 @@ __device__ __forceinline__ rshmem_u64 rshmem_globaltimer() {
     return t;
 }
 
-__device__ __noinline__ void rshmemi_fail(const char* call, const char* what, int pe, rshmem_u64 a, rshmem_u64 b) {
+static __device__ __noinline__ void rshmemi_fail(const char* call, const char* what, int pe, rshmem_u64 a, rshmem_u64 b) {
     printf("rshmem: device error in %s on PE %d (block %d, thread %d): %s [PE %d, %#llx, %llu]\n",
            call, rshmem_state.my_pe, (int)blockIdx.x, (int)threadIdx.x, what, pe, a, b);
     __trap();
@@ -653,5 +653,8 @@ __device__ __forceinline__ void rshmem_barrier_all() { rshmem_quiet(); rshmemi_t
     __device__ __forceinline__ void rshmemx_sync##scope(rshmem_team_t t) { sync; if (leader) rshmem_sync(t); sync; }
 RSHMEMI_SCOPED_BARRIER(_warp, rshmemi_lane() == 0, __syncwarp())
 RSHMEMI_SCOPED_BARRIER(_block, rshmemi_block_rank() == 0, __syncthreads())
+
+// Typed put-with-signal at every scope (rshmem_int_put_signal_nbi_warp, ...).
+#include "rshmem_device_typed.cuh"
 
 #endif  // RSHMEM_DEVICE_CUH

@@ -738,26 +738,11 @@ RSHMEMI_COLL_SCOPE(_block, RSHMEMI_SCOPE_BLOCK)
 RSHMEMI_COLL_SCOPE(_grid, RSHMEMI_SCOPE_GRID)
 
 // Typed names in the NVSHMEM style at every scope: rshmem_float_sum_reduce[_warp|_block](team,
-// dest, src, n), rshmemx_float_sum_reduce_grid, and the same for reduce_scatter; typed
-// broadcast / fcollect / alltoall: rshmem_int_broadcast_block(team, dest, src, nelems, root).
-#define RSHMEMI_TYPED_REDUCE_SCOPE(TNAME, T, OPNAME, PFX, SCOPE)                                                                  \
-    __device__ __forceinline__ void PFX##_##TNAME##_##OPNAME##_reduce##SCOPE(rshmem_team_t t, T* d, const T* s, rshmem_size_t n) { \
-        rshmemx_reduce##SCOPE<T, rshmemi_op_##OPNAME>(t, d, s, n);                                                                 \
-    }                                                                                                                              \
-    __device__ __forceinline__ void PFX##_##TNAME##_##OPNAME##_reduce_scatter##SCOPE(rshmem_team_t t, T* d, const T* s, rshmem_size_t n) { \
-        rshmemx_reduce_scatter##SCOPE<T, rshmemi_op_##OPNAME>(t, d, s, n);                                                         \
-    }
-#define RSHMEMI_TYPED_REDUCE(TNAME, T, OPNAME)                        \
-    RSHMEMI_TYPED_REDUCE_SCOPE(TNAME, T, OPNAME, rshmem, )            \
-    RSHMEMI_TYPED_REDUCE_SCOPE(TNAME, T, OPNAME, rshmem, _thread)     \
-    RSHMEMI_TYPED_REDUCE_SCOPE(TNAME, T, OPNAME, rshmem, _warp)       \
-    RSHMEMI_TYPED_REDUCE_SCOPE(TNAME, T, OPNAME, rshmem, _block)      \
-    RSHMEMI_TYPED_REDUCE_SCOPE(TNAME, T, OPNAME, rshmemx, _grid)
-#define RSHMEMI_ARITH_OPS(TNAME, T) RSHMEMI_TYPED_REDUCE(TNAME, T, sum) RSHMEMI_TYPED_REDUCE(TNAME, T, prod) RSHMEMI_TYPED_REDUCE(TNAME, T, min) RSHMEMI_TYPED_REDUCE(TNAME, T, max)
-#define RSHMEMI_BIT_OPS(TNAME, T) RSHMEMI_TYPED_REDUCE(TNAME, T, and) RSHMEMI_TYPED_REDUCE(TNAME, T, or) RSHMEMI_TYPED_REDUCE(TNAME, T, xor)
-RSHMEMI_ARITH_OPS(float, float) RSHMEMI_ARITH_OPS(double, double) RSHMEMI_ARITH_OPS(half, rshmem_half) RSHMEMI_ARITH_OPS(bfloat16, rshmem_bf16)
-RSHMEMI_ARITH_OPS(int, int) RSHMEMI_ARITH_OPS(longlong, long long) RSHMEMI_ARITH_OPS(uint, unsigned int) RSHMEMI_ARITH_OPS(ulonglong, unsigned long long)
-RSHMEMI_BIT_OPS(int, int) RSHMEMI_BIT_OPS(longlong, long long) RSHMEMI_BIT_OPS(uint, unsigned int) RSHMEMI_BIT_OPS(ulonglong, unsigned long long)
+// dest, src, n), rshmemx_float_sum_reduce_grid, and the same for reduce_scatter, over the
+// reduction type tables (rshmem_device_typed.cuh); typed broadcast / fcollect / alltoall:
+// rshmem_int_broadcast_block(team, dest, src, nelems, root).
+#define RSHMEMI_WANT_TYPED_COLL
+#include "rshmem_device_typed.cuh"
 
 #define RSHMEMI_TYPED_MOVE_SCOPE(TNAME, T, PFX, SCOPE)                                                                              \
     __device__ __forceinline__ void PFX##_##TNAME##_broadcast##SCOPE(rshmem_team_t t, T* d, const T* s, rshmem_size_t n, int root) { \

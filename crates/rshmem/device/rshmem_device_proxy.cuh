@@ -66,7 +66,7 @@ __device__ __forceinline__ void rshmemi_proxy_poll(rshmemi_waiter& w, const char
 }
 
 // Issues one request; returns the result when `wait`, else 0.
-__device__ __noinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, unsigned kind, int pe, const void* sym, rshmem_u64 len,
+static __device__ __noinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, unsigned kind, int pe, const void* sym, rshmem_u64 len,
                                                       const void* local, const void* inl, unsigned amo, rshmem_u64 operand,
                                                       rshmem_u64 compare, bool wait) {
     rshmem_u64 ticket = atomicAdd((rshmem_u64*)rshmem_state.proxy_head, 1ull);

@@ -112,5 +112,21 @@ struct rshmem_device_state {
 #define RSHMEM_AMO_EXTENDED_TYPES(X) \
     X(float, float, unsigned int) X(double, double, unsigned long long)
 #define RSHMEM_AMO_EXTENDED_TYPES_ALT(X)
+#define RSHMEM_REDUCE_BITWISE_TYPES(X) \
+    X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) \
+    X(ulonglong, unsigned long long) X(int8, signed char) X(int16, short) X(int32, int) \
+    X(int64, long) X(uint8, unsigned char) X(uint16, unsigned short) X(uint32, unsigned int) \
+    X(uint64, unsigned long) X(size, unsigned long)
+#define RSHMEM_REDUCE_BITWISE_TYPES_ALT(X) \
+    X(int64, long long) X(uint64, unsigned long long) X(size, unsigned long long)
+#define RSHMEM_REDUCE_ARITH_TYPES(X) \
+    X(char, char) X(schar, signed char) X(short, short) X(int, int) \
+    X(long, long) X(longlong, long long) X(ptrdiff, long) X(uchar, unsigned char) \
+    X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) \
+    X(int8, signed char) X(int16, short) X(int32, int) X(int64, long) \
+    X(uint8, unsigned char) X(uint16, unsigned short) X(uint32, unsigned int) X(uint64, unsigned long) \
+    X(size, unsigned long) X(float, float) X(double, double)
+#define RSHMEM_REDUCE_ARITH_TYPES_ALT(X) \
+    X(ptrdiff, long long) X(int64, long long) X(uint64, unsigned long long) X(size, unsigned long long)
 
 #endif

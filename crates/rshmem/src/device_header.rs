@@ -2,7 +2,7 @@
 //!
 //! Everything the device headers share with the host is written out here from the host's
 //! own definitions, so the three APIs (Rust, C, device) have one source: the type tables
-//! of [`crate::types`] (RMA, wait, AMO lists), the team handles, comparison and signal
+//! of [`crate::types`] (RMA, wait, AMO and reduction lists), the team handles, comparison and signal
 //! constants, the atomic codes of [`crate::transport::AmoOp`], the protocol codes of
 //! [`crate::config::GpuProto`], and the device structs of [`crate::gpu::state`]. The test
 //! `tests/device_header.rs` regenerates the file and compares (`RSHMEM_BLESS=1` rewrites).
@@ -127,6 +127,8 @@ pub fn generate() -> String {
     h += &type_list("RSHMEM_AMO_STANDARD_TYPES", &crate::amo_standard_types!(names), true);
     h += &type_list("RSHMEM_AMO_BITWISE_TYPES", &crate::amo_bitwise_types!(names), true);
     h += &type_list("RSHMEM_AMO_EXTENDED_TYPES", &crate::amo_extended_types!(names), true);
+    h += &type_list("RSHMEM_REDUCE_BITWISE_TYPES", &crate::reduce_bitwise_types!(names), false);
+    h += &type_list("RSHMEM_REDUCE_ARITH_TYPES", &crate::reduce_arith_types!(names), false);
     h + "\n#endif\n"
 }
 

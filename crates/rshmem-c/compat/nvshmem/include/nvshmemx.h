@@ -1,0 +1,7 @@
+/* nvshmemx.h: NVSHMEM's public header name, for rshmem's NVSHMEM source-compatibility layer.
+ * Everything is in rshmem_nvshmem.h (see README.md in crates/rshmem-c/compat/nvshmem).
+ * NVSHMEM is NVIDIA's; rshmem is not affiliated with NVIDIA. */
+#ifndef RSHMEM_COMPAT_NVSHMEMX_H
+#define RSHMEM_COMPAT_NVSHMEMX_H
+#include "rshmem_nvshmem.h"
+#endif
