@@ -92,13 +92,28 @@ struct rshmemi_op_rt {
 
 // ---------------------------------------------------------------- memory access helpers
 __device__ __forceinline__ unsigned rshmemi_laneid() { unsigned l; asm("mov.u32 %0, %%laneid;" : "=r"(l)); return l; }
+// Flag words: acquire / release at GPU scope when every mapped PE is on this GPU
+// (one_device), else at system scope. Polls use relaxed loads (several in flight: an
+// acquire load holds back every later load until it completes) and one acquire fence
+// once every flag is in.
 __device__ __forceinline__ rshmem_u64 rshmemi_ld_acquire(const rshmem_u64* p) {
     rshmem_u64 v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    if (rshmem_state.one_device) asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    else asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
+__device__ __forceinline__ rshmem_u64 rshmemi_ld_relaxed(const rshmem_u64* p) {
+    rshmem_u64 v;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void rshmemi_fence_acquire() {
+    if (rshmem_state.one_device) asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    else asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
 __device__ __forceinline__ void rshmemi_st_release(rshmem_u64* p, rshmem_u64 v) {
-    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+    if (rshmem_state.one_device) asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+    else asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 // One 16-byte store / load (a single memory access: the line is seen whole).
 __device__ __forceinline__ void rshmemi_st16(void* p, rshmem_u64 a, rshmem_u64 b) {
@@ -270,7 +285,7 @@ __device__ __forceinline__ void rshmemi_end(const rshmemi_cs& c) {
             __threadfence();
             if (atomicAdd(fin, 1u) == (unsigned)rshmemi_grid_blocks() - 1) {
                 *(volatile unsigned*)fin = 0;
-                __threadfence_system();
+                rshmemi_fence_peers();
                 if (c.space == 0) *(volatile rshmem_u64*)((rshmem_u64*)rshmem_state.coll_seq + c.team) = c.seq;
                 rshmemi_st_release(rshmemi_cs_done(c), c.seq);
             }
@@ -279,7 +294,7 @@ __device__ __forceinline__ void rshmemi_end(const rshmemi_cs& c) {
     }
     rshmemi_scope<S>::sync(c);
     if (rshmemi_scope<S>::leader()) {
-        __threadfence_system();
+        rshmemi_fence_peers();
         if (c.space == 0) *(volatile rshmem_u64*)((rshmem_u64*)rshmem_state.coll_seq + c.team) = c.seq;
         rshmemi_st_release(rshmemi_cs_done(c), c.seq);
     }
@@ -294,7 +309,7 @@ __device__ __forceinline__ void rshmemi_set_barrier(const rshmemi_cs& c, int pha
     if (!c.scratch) { rshmemi_team_barrier<S>(c.team); return; }
     rshmemi_scope<S>::sync(c);
     if (rshmemi_scope<S>::leader() && c.np > 1) {
-        __threadfence_system();
+        rshmemi_fence_peers();
         rshmem_u64 v = c.seq * 2 + phase;
         rshmem_u64* mine = rshmemi_cs_arrive(c);
         for (int k = 1; k < c.np; k++) {
@@ -304,8 +319,9 @@ __device__ __forceinline__ void rshmemi_set_barrier(const rshmemi_cs& c, int pha
         for (int k = 1; k < c.np; k++) {
             int r = (c.me + c.np - k) % c.np;
             rshmemi_waiter w;
-            while (rshmemi_ld_acquire(mine + r) < v) w.tick(call, mine + r);
+            while (rshmemi_ld_relaxed(mine + r) < v) w.tick(call, mine + r);
         }
+        rshmemi_fence_acquire();
     }
     rshmemi_scope<S>::sync(c);
 }
@@ -416,17 +432,25 @@ __device__ __forceinline__ void rshmemi_recv(const rshmemi_cs& c, int r, const r
     }
 }
 
-// Writers of call seq wait for every peer's credit on the set (done >= seq - sets).
-__device__ __forceinline__ void rshmemi_credits(const rshmemi_cs& c, bool to_all, int only, const char* call) {
+// Writers of call seq wait for every peer's credit on the set (done >= seq - sets). Every
+// thread of the scope calls it. Lane k of each warp / block waits for peer me + 1 + k, so
+// the peers' words are read at once rather than one latency after another; thread scope
+// reads them in turn (relaxed loads, one acquire fence at the end).
+template <int S>
+__device__ __forceinline__ void rshmemi_credits(const rshmemi_cs& c, const char* call) {
     if (c.seq <= (rshmem_u64)rshmem_state.coll_sets) return;
     rshmem_u64 need = c.seq - rshmem_state.coll_sets;
-    for (int k = 1; k < c.np; k++) {
+    unsigned lane = S == RSHMEMI_SCOPE_THREAD ? 0 : S == RSHMEMI_SCOPE_WARP ? rshmemi_lane() : rshmemi_block_rank();
+    unsigned lanes = S == RSHMEMI_SCOPE_THREAD ? 1 : S == RSHMEMI_SCOPE_WARP ? 32 : rshmemi_block_size();
+    for (int k = 1 + (int)lane; k < c.np; k += (int)lanes) {
         int r = (c.me + k) % c.np;
-        if (!to_all && r != only) continue;
         const rshmem_u64* d = (const rshmem_u64*)rshmemi_remote(rshmemi_cs_done(c), rshmemi_cs_pe(c, r));
         rshmemi_waiter w;
-        while (rshmemi_ld_acquire(d) < need) w.tick(call, d);
+        while (rshmemi_ld_relaxed(d) < need) w.tick(call, d);
     }
+    rshmemi_fence_acquire();
+    if (S == RSHMEMI_SCOPE_WARP) __syncwarp();
+    else if (S != RSHMEMI_SCOPE_THREAD) __syncthreads();
 }
 
 // Unit payload of a user buffer (clipped to n bytes).
@@ -475,7 +499,7 @@ template <int P, int S, typename T, typename OP>
 __device__ __forceinline__ void rshmemi_reduce_lines(const rshmemi_cs& c, T* dest, const T* src, rshmem_u64 bytes, int kind, const OP& op, const char* call) {
     typedef rshmemi_scope<S> SC;
     const char* s = (const char*)src;
-    rshmemi_credits(c, true, 0, call);
+    rshmemi_credits<S>(c, call);
     rshmemi_for_units<P>(bytes, SC::lane(), SC::lanes(), [&](const rshmemi_unit& u) {
         for (int k = 1; k < c.np; k++) {
             int r = (c.me + k) % c.np;
@@ -486,12 +510,27 @@ __device__ __forceinline__ void rshmemi_reduce_lines(const rshmemi_cs& c, T* des
     });
     rshmemi_for_units<P>(bytes, SC::lane(), SC::lanes(), [&](const rshmemi_unit& u) {
         rshmemi_chunk<T, OP> acc(op);
-        for (int r = 0; r < c.np; r++) {
-            rshmem_u64 w0, w1;
-            if (r == c.me) rshmemi_unit_load(s + (kind ? (rshmem_u64)r * bytes : 0), bytes, u, w0, w1);
-            else rshmemi_recv<P>(c, r, u, w0, w1, call);
-            if (r == 0) acc.first(w0, w1);
-            else acc.add(w0, w1);
+        // LL: the lines of up to 8 sources are loaded at once (one latency for all of
+        // them, not one per source); only lines not yet in are then polled one by one.
+        constexpr int B = P == RSHMEMX_PROTO_LL ? 8 : 1;
+        for (int r0 = 0; r0 < c.np; r0 += B) {
+            rshmem_u64 d[B], f[B];
+#pragma unroll
+            for (int b = 0; b < B; b++) {
+                f[b] = 0;
+                if (P == RSHMEMX_PROTO_LL && r0 + b < c.np && r0 + b != c.me) rshmemi_ld16(rshmemi_cs_slot(c, r0 + b) + u.line, d[b], f[b]);
+            }
+#pragma unroll
+            for (int b = 0; b < B; b++) {
+                int r = r0 + b;
+                if (r >= c.np) break;
+                rshmem_u64 w0, w1;
+                if (r == c.me) rshmemi_unit_load(s + (kind ? (rshmem_u64)r * bytes : 0), bytes, u, w0, w1);
+                else if (P == RSHMEMX_PROTO_LL && f[b] == c.seq) { w0 = d[b]; w1 = 0; }
+                else rshmemi_recv<P>(c, r, u, w0, w1, call);
+                if (r == 0) acc.first(w0, w1);
+                else acc.add(w0, w1);
+            }
         }
         rshmem_u64 o0, o1;
         acc.out(o0, o1);
@@ -506,7 +545,7 @@ __device__ __forceinline__ void rshmemi_move_lines(const rshmemi_cs& c, char* d,
     typedef rshmemi_scope<S> SC;
     bool sender = kind != 0 || c.me == root;
     if (sender) {
-        rshmemi_credits(c, true, 0, call);
+        rshmemi_credits<S>(c, call);
         rshmemi_for_units<P>(n, SC::lane(), SC::lanes(), [&](const rshmemi_unit& u) {
             for (int k = 1; k < c.np; k++) {
                 int r = (c.me + k) % c.np;
@@ -610,6 +649,85 @@ __device__ __forceinline__ void rshmemi_reduce_proxy(const rshmemi_cs& c, T* des
     SC::sync(c);
 }
 
+// ---------------------------------------------------------------- simple all-reduce, split
+// Whether a simple-protocol all-reduce runs as a reduce-scatter + all-gather (mirrors
+// coll::gpu_select::simple_reduce_splits): on teams whose members all use this PE's GPU
+// (one_device: every PE this one maps is on its GPU, so every member agrees) and a dest in
+// the symmetric heap (peers store into it; every PE passes its copy of the same object).
+// Otherwise every PE reads all n inputs and writes its own dest (n * n * S bytes read).
+__device__ __forceinline__ bool rshmemi_reduce_splits(const rshmemi_cs& c, const void* dest, rshmem_u64 bytes) {
+    if (c.np <= 1 || !rshmem_state.one_device) return false;
+    rshmem_u64 d = (rshmem_u64)dest;
+    return d >= rshmem_state.heap_base && d + bytes <= rshmem_state.heap_base + rshmem_state.heap_size;
+}
+
+// U 16-byte vectors at j, j + stride, ..: loads all U from each member's src (U loads in
+// flight per thread), combines in rank order, then stores the U results into every
+// member's dest (starting with the next rank, so the PEs spread their stores).
+template <int U, typename T, typename OP>
+__device__ __forceinline__ void rshmemi_split_vectors(const rshmemi_cs& c, T* dest, const T* src, rshmem_size_t j, rshmem_size_t stride, const OP& op) {
+    typedef rshmemi_arith<T> AR;
+    enum { V = 16 / sizeof(T) };
+    union vec { int4 v; T e[V]; };
+    typename AR::acc a[U][V];
+    for (int r = 0; r < c.np; r++) {
+        const int4* in = (const int4*)rshmemi_remote(src, rshmemi_cs_pe(c, r));
+        vec x[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) x[u].v = __ldcg(in + j + u * stride);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < V; k++) a[u][k] = r == 0 ? AR::up(x[u].e[k]) : op.f(a[u][k], AR::up(x[u].e[k]));
+    }
+    vec o[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int k = 0; k < V; k++) o[u].e[k] = AR::down(a[u][k]);
+    for (int k = 0; k < c.np; k++) {
+        int4* out = (int4*)rshmemi_remote(dest, rshmemi_cs_pe(c, (c.me + 1 + k) % c.np));
+#pragma unroll
+        for (int u = 0; u < U; u++) out[j + u * stride] = o[u].v;
+    }
+}
+
+// Reduce-scatter + all-gather in one pass, between the simple protocol's two barriers:
+// team rank q owns the q-th 1/np of the elements (whole 16-byte vectors when src and dest
+// allow them; the elements past the last whole vector split the same way), reads that part
+// of every member's src once and writes the result into every member's dest once. Total
+// traffic: np * S bytes read and np * S written (the read-all form reads np * np * S).
+// Each element still combines in rank order, so results are bit-identical to it. Safe in
+// place (dest == src): an owner reads all inputs of its part before it writes that part,
+// and no other PE touches it.
+template <int S, typename T, typename OP>
+__device__ __forceinline__ void rshmemi_reduce_split(const rshmemi_cs& c, T* dest, const T* src, rshmem_size_t n, const OP& op) {
+    typedef rshmemi_scope<S> SC;
+    typedef rshmemi_arith<T> AR;
+    const rshmem_size_t lane = SC::lane(), lanes = SC::lanes();
+    rshmem_size_t done = 0;
+    constexpr int V = (sizeof(T) <= 8 && 16 % sizeof(T) == 0) ? (int)(16 / sizeof(T)) : 1;
+    if (V > 1 && ((((rshmem_u64)src) | (rshmem_u64)dest) & 15) == 0) {
+        rshmem_size_t nv = n / V;
+        rshmem_size_t lo = nv * c.me / c.np, hi = nv * (c.me + 1) / c.np;
+        // Four vectors per thread and step: 64 bytes of loads in flight per thread and member.
+        rshmem_size_t j = lo + lane;
+        for (; j + 3 * lanes < hi; j += 4 * lanes) rshmemi_split_vectors<4, T, OP>(c, dest, src, j, lanes, op);
+        for (; j < hi; j += lanes) rshmemi_split_vectors<1, T, OP>(c, dest, src, j, lanes, op);
+        done = nv * V;
+    }
+    rshmem_size_t rest = n - done;
+    rshmem_size_t lo = done + rest * c.me / c.np, hi = done + rest * (c.me + 1) / c.np;
+    for (rshmem_size_t i = lo + lane; i < hi; i += lanes) {
+        typename AR::acc a = AR::up(rshmemi_ld((const T*)rshmemi_remote(src + i, rshmemi_cs_pe(c, 0))));
+        for (int r = 1; r < c.np; r++) a = op.f(a, AR::up(rshmemi_ld((const T*)rshmemi_remote(src + i, rshmemi_cs_pe(c, r)))));
+        T v = AR::down(a);
+        for (int k = 0; k < c.np; k++) *(T*)rshmemi_remote(dest + i, rshmemi_cs_pe(c, (c.me + 1 + k) % c.np)) = v;
+    }
+    // Every lane's stores to the peers before the exit barrier (one GPU: GPU scope).
+    __threadfence();
+}
+
 // kind 0: all-reduce (every PE contributes src[0..n)), 1: reduce-scatter (PE r receives the
 // reduction of every PE's src[r*n..(r+1)*n)). n elements.
 template <int S, typename T, typename OP>
@@ -624,6 +742,12 @@ __device__ __forceinline__ void rshmemi_reduce(rshmem_team_t team, T* dest, cons
     } else if (p == RSHMEMX_PROTO_SIMPLE) {
         typedef rshmemi_arith<T> AR;
         rshmemi_set_barrier<S>(c, 0, call);
+        if (kind == 0 && rshmemi_reduce_splits(c, dest, bytes)) {
+            rshmemi_reduce_split<S, T, OP>(c, dest, src, n, op);
+            rshmemi_set_barrier<S>(c, 1, call);
+            rshmemi_end<S>(c);
+            return;
+        }
         rshmem_size_t first = kind ? (rshmem_size_t)c.me * n : 0;
         // 16 bytes per load where the buffers allow it (every PE's copy has the same
         // alignment); each element still combines in rank order, so the result is the
@@ -685,7 +809,7 @@ __device__ __forceinline__ void rshmemi_move(rshmem_team_t team, void* dest, con
                 int r = (c.me + k) % c.np;
                 rshmemi_copy(rshmemi_remote(d + (rshmem_u64)c.me * n, rshmemi_cs_pe(c, r)), kind == 2 ? s + (rshmem_u64)r * n : s, n, SC::lane(), SC::lanes());
             }
-            __threadfence_system();
+            rshmemi_fence_peers();
         }
         rshmemi_set_barrier<S>(c, 1, call);
     } else {

@@ -7,7 +7,9 @@
 //! iteration is one kernel launch for bandwidth cases, one operation of a one-thread
 //! kernel loop for latency cases, one enqueued collective for on-stream cases. A final
 //! barrier ends the case, then the data that moved is checked. PE 0 prints one `RESULT`
-//! line per case.
+//! line per case. With `RSHMEM_PERF_HOST_TIMES=1` in the environment every PE also writes
+//! to stderr, per repetition, the host time it took to enqueue the `iters` iterations (per
+//! iteration) beside the events' time: when they match, the host's enqueueing is the limit.
 
 use crate::ops::{Op, Pattern};
 use crate::plan::Case;
@@ -115,9 +117,20 @@ impl Runner<'_> {
             self.ctx.barrier_all().map_err(&e)?;
             if run {
                 self.timer.start(&self.st).map_err(&e)?;
+                let t0 = std::time::Instant::now();
                 body(case.iters)?;
+                let host_us = t0.elapsed().as_secs_f64() * 1e6 / case.iters as f64;
                 let ms = self.timer.stop_ms(&self.st).map_err(&e)?;
                 samples.push(ms as f64 * 1e3 / case.iters as f64);
+                if std::env::var_os("RSHMEM_PERF_HOST_TIMES").is_some_and(|v| v == "1") {
+                    eprintln!(
+                        "HOST-TIME pe={} op={} bytes={} enqueue_us={host_us:.3} event_us={:.3}",
+                        self.me,
+                        case.op.name(),
+                        case.bytes,
+                        ms as f64 * 1e3 / case.iters as f64
+                    );
+                }
             } else {
                 samples.push(0.0);
             }

@@ -72,7 +72,8 @@ impl Ctx {
         const CALL: &str = "gpu_coll_proto";
         let t = self.team_info(CALL, team)?;
         let g = self.gpu().ok_or(Error::Unsupported { call: CALL, detail: "GPU collectives need GPU PEs".into() })?;
-        Ok(self.stream_proto(g, t.slot, t.size, self.team_remote(&t), bytes))
+        let has_sets = t.slot < g.coll_host_seq.lock().unwrap_or_else(|p| p.into_inner()).len();
+        Ok(self.stream_proto(g, has_sets, t.size, self.team_remote(&t), bytes))
     }
 
     /// Whether the device API reaches some member of `t` through the host proxy (another
@@ -82,13 +83,12 @@ impl Ctx {
         self.rt.proxy.as_ref().is_some_and(|p| (0..t.size).any(|i| p.serves(t.world_pe(i))))
     }
 
-    fn stream_proto(&self, g: &crate::gpu::Gpu, slot: usize, size: usize, remote: bool, bytes: usize) -> GpuProto {
+    fn stream_proto(&self, g: &crate::gpu::Gpu, has_sets: bool, size: usize, remote: bool, bytes: usize) -> GpuProto {
         let mut forced = GpuProto::from_code(g.coll_proto.load(Ordering::Relaxed));
         if forced == GpuProto::Auto {
             // RSHMEM_GPU_COLL_PROTO (the device state carries the same).
             forced = self.rt.config.gpu_coll_proto;
         }
-        let has_sets = slot < g.coll_host_seq.lock().unwrap_or_else(|p| p.into_inner()).len();
         gpu_select::gpu_proto(bytes, size, has_sets, remote, GpuScope::Warps, forced)
     }
 
@@ -116,28 +116,35 @@ impl Ctx {
     }
 
     /// Numbers the call, picks its protocol and launches `kernel` with `args` followed
-    /// by (proto, seq).
-    fn stream_launch(&self, kernel: &str, c: &StreamCall, bytes: usize, stream: &Stream, args: &[A]) -> Result<()> {
+    /// by (proto, seq). `all_reduce`: the call is an all-reduce (whose simple form may
+    /// split the block among the members: each PE's grid then works on its share).
+    fn stream_launch(&self, kernel: &str, c: &StreamCall, bytes: usize, all_reduce: bool, stream: &Stream, args: &[A]) -> Result<()> {
         let g = self.gpu().expect("checked");
         let slot = c.slot as usize;
-        let proto = self.stream_proto(g, slot, c.size, c.remote, bytes);
         // Teams without synchronization sets are numbered 0: the kernel then uses the team
         // barrier. Calls captured into a graph are numbered 0 too: each replay then takes
         // the team's device counter at run time (like a device-scope call), so replays
         // never reuse a number; they must not overlap other collectives on the team.
-        let seq = if stream.is_capturing()? {
-            0
-        } else {
+        let capturing = stream.is_capturing()?;
+        let (proto, seq) = {
             let mut seqs = g.coll_host_seq.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            match seqs.get_mut(slot) {
-                Some(s) => {
+            let proto = self.stream_proto(g, slot < seqs.len(), c.size, c.remote, bytes);
+            let seq = match seqs.get_mut(slot) {
+                Some(s) if !capturing => {
                     *s += 1;
                     *s
                 }
-                None => 0,
-            }
+                _ => 0,
+            };
+            (proto, seq)
         };
-        let blocks = gpu_select::stream_blocks(proto, bytes, crate::gpu::COLL_THREADS, g.grid_blocks()?);
+        // Every on-stream dest is symmetric (a `Sym`).
+        let work = if all_reduce && proto == GpuProto::Simple && gpu_select::simple_reduce_splits(c.size, g.one_device(), true) {
+            bytes.div_ceil(c.size)
+        } else {
+            bytes
+        };
+        let blocks = gpu_select::stream_blocks(proto, work, crate::gpu::COLL_THREADS, g.grid_blocks()?);
         let mut all = args.to_vec();
         all.push(A::I32(proto.code()));
         all.push(A::U64(seq));
@@ -207,7 +214,7 @@ impl Ctx {
             A::I32(op_code(op)),
             A::I32(kind),
         ];
-        self.stream_launch("rshmemi_stream_reduce", &c, nelems * std::mem::size_of::<T>(), stream, &args)
+        self.stream_launch("rshmemi_stream_reduce", &c, nelems * std::mem::size_of::<T>(), kind == 0, stream, &args)
     }
 
     /// Enqueues a broadcast of `nelems` elements from member `root`'s `source` into every
@@ -274,6 +281,6 @@ impl Ctx {
             A::I32(kind),
             A::I32(root as i32),
         ];
-        self.stream_launch("rshmemi_stream_move", c, bytes, stream, &args)
+        self.stream_launch("rshmemi_stream_move", c, bytes, false, stream, &args)
     }
 }

@@ -18,6 +18,26 @@
 //!                                                           flag barriers)
 //! ```
 //!
+//! Inside the simple protocol an all-reduce takes one of two forms (`simple_reduce_splits`,
+//! mirrored by `rshmemi_reduce_splits` in the device header):
+//!
+//! ```text
+//! 2+ members, every PE this one maps on this PE's GPU (device state one_device),
+//!   dest in the symmetric heap ............... split: team rank q reduces the q-th 1/n of the
+//!                                              block from every member's src and stores it
+//!                                              into every member's dest (reduce-scatter +
+//!                                              all-gather in one pass: n*S read, n*S written)
+//! otherwise ................................... read-all: every PE reads all n srcs, writes
+//!                                              its own dest (n*n*S read)
+//! ```
+//!
+//! Every member decides the same: one_device holds on a PE exactly when every PE it maps
+//! (every member of a team without proxied members) shares its GPU, and then it holds on
+//! each of them too; a dest is symmetric on every PE or on none (same arguments). Reduce-
+//! scatters always read only their own block from each member (already n*S in all).
+//! The split form needs peer stores into dest; across GPUs (NVLink) it would save the same
+//! traffic but is not measured yet, so it is kept to one GPU.
+//!
 //! Why: LL and LL128 push each contribution into every peer's scratch with its flag in the
 //! same store, so a call costs one one-way trip and no barrier, at the price of 2x (LL)
 //! or 1.07x (LL128) the bytes; for large messages the simple protocol moves each byte
@@ -80,6 +100,13 @@ pub fn gpu_proto(bytes: usize, team_size: usize, has_sets: bool, remote: bool, s
     p
 }
 
+/// Whether a simple-protocol all-reduce on a team of `team_size` runs split (reduce-scatter +
+/// all-gather in one pass): when every PE this one maps is on its GPU (`one_device`) and
+/// `dest` is symmetric. Mirrors `rshmemi_reduce_splits` in the device header.
+pub fn simple_reduce_splits(team_size: usize, one_device: bool, dest_symmetric: bool) -> bool {
+    team_size > 1 && one_device && dest_symmetric
+}
+
 /// Bytes per block of a simple-protocol on-stream kernel (more blocks up to every SM).
 pub const SIMPLE_BYTES_PER_BLOCK: usize = 32 << 10;
 
@@ -130,6 +157,33 @@ mod tests {
         assert_eq!(gpu_proto(8, 1, true, true, w, GpuProto::Auto), GpuProto::Simple);
         assert_eq!(gpu_proto(8, 4, true, false, GpuScope::Thread, GpuProto::Proxy), GpuProto::Proxy);
         assert_eq!(gpu_proto(8, 4, false, false, w, GpuProto::Proxy), GpuProto::Simple);
+    }
+
+    #[test]
+    fn split_reduce() {
+        assert!(simple_reduce_splits(2, true, true));
+        assert!(simple_reduce_splits(8, true, true));
+        assert!(!simple_reduce_splits(1, true, true));
+        assert!(!simple_reduce_splits(8, false, true));
+        assert!(!simple_reduce_splits(8, true, false));
+    }
+
+    /// The device header applies the same conditions (team size, one_device, dest in the
+    /// heap) in the same function the host names.
+    #[test]
+    fn split_reduce_mirrored() {
+        let h = include_str!("../../device/rshmem_device_coll.cuh");
+        let at = h.find("bool rshmemi_reduce_splits(").expect("rshmemi_reduce_splits in the device header");
+        let body = &h[at..at + h[at..].find("\n}").unwrap()];
+        for cond in [
+            "c.np <= 1",
+            "!rshmem_state.one_device",
+            "d >= rshmem_state.heap_base",
+            "d + bytes <= rshmem_state.heap_base + rshmem_state.heap_size",
+        ] {
+            assert!(body.contains(cond), "rshmemi_reduce_splits lacks `{cond}`");
+        }
+        assert!(h.contains("if (kind == 0 && rshmemi_reduce_splits(c, dest, bytes))"));
     }
 
     #[test]

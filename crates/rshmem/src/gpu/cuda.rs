@@ -138,6 +138,13 @@ impl Cuda {
 
     /// Makes the context current on the calling thread.
     pub fn bind(&self) -> Result<()> {
+        // Every launch binds: asking first (a thread-local read in the driver) skips the
+        // set, which thread PEs sharing the context would otherwise make on every call.
+        let mut cur = std::ptr::null_mut();
+        // SAFETY: out pointer to a local.
+        if unsafe { sys::cuCtxGetCurrent(&mut cur) } == sys::CUresult::CUDA_SUCCESS && cur == self.ctx {
+            return Ok(());
+        }
         // SAFETY: the context was retained in `open` and lives as long as self.
         check(unsafe { sys::cuCtxSetCurrent(self.ctx) }, "cuCtxSetCurrent", self.pe)
     }

@@ -323,6 +323,11 @@ impl Gpu {
         self.cuda.sharers()
     }
 
+    /// Whether every PE this one maps uses this PE's GPU (the device state's `one_device`).
+    pub fn one_device(&self) -> bool {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).one_device != 0
+    }
+
     /// The most blocks a grid-scope (cooperative) launch of this PE should have: the
     /// multiprocessors divided among the PEs of this process on this GPU. Their grids run
     /// at the same time, and a grid barrier needs every block of its grid resident: with

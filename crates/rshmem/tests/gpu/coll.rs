@@ -418,7 +418,9 @@ fn team_matrix(e: &mut Env, r: &mut Check, b: &Matrix, t: &(Team, Vec<usize>, bo
     // Behind the proxy every call is a few proxy round trips: fewer sizes, still one past a
     // scratch slot (several chunks) and 1 MiB.
     let sizes: Vec<usize> = match (full, remote) {
-        (true, false) => vec![1, 7, 1000, LL_MAX, LL_MAX + 8, LL128_MAX, LL128_MAX + 8, BIG],
+        // BIG - 36: an odd element count past the LL128 threshold, not a multiple of
+        // n * 16 bytes (the simple all-reduce's split form then has a scalar remainder).
+        (true, false) => vec![1, 7, 1000, LL_MAX, LL_MAX + 8, LL128_MAX, LL128_MAX + 8, BIG - 36, BIG],
         (true, true) => vec![7, 1000, LL128_MAX + 8, BIG],
         (false, _) => vec![7, 1000, LL_MAX + 8],
     };
@@ -439,7 +441,7 @@ fn team_matrix(e: &mut Env, r: &mut Check, b: &Matrix, t: &(Team, Vec<usize>, bo
             }
             // The type matrix at a few sizes (elements).
             if full && (proto != GpuProto::Auto || remote) {
-                for &n in if remote { &[7usize][..] } else { &[7usize, 1000][..] } {
+                for &n in if remote { &[7usize][..] } else { &[7usize, 1000, 4095][..] } {
                     for kind in 0..2 {
                         reduce_check(e, r, &b.fb, team, members, kind, ReduceOp::Min, n, scope, proto);
                         reduce_check(e, r, &b.ib, team, members, kind, ReduceOp::Xor, n, scope, proto);
