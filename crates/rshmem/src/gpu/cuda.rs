@@ -713,3 +713,45 @@ impl Drop for Timer {
         }
     }
 }
+
+/// An event without timing, for completion checks (the proxy's copy-engine copies).
+#[derive(Debug)]
+pub struct Event {
+    raw: sys::CUevent,
+    pe: usize,
+}
+// SAFETY: event handles are usable from any thread with the context current.
+unsafe impl Send for Event {}
+
+impl Event {
+    /// A fresh event of the current context.
+    pub fn new(pe: usize) -> Result<Event> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: out pointer to a local.
+        check(unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }, "cuEventCreate", pe)?;
+        Ok(Event { raw: e, pe })
+    }
+
+    /// Records the event at the current end of `s`'s work.
+    pub fn record(&self, s: &Stream) -> Result<()> {
+        // SAFETY: live event and stream.
+        check(unsafe { sys::cuEventRecord(self.raw, s.raw) }, "cuEventRecord", self.pe)
+    }
+
+    /// Whether the work before the record is done (without waiting).
+    pub fn done(&self) -> Result<bool> {
+        // SAFETY: live event.
+        let r = unsafe { sys::cuEventQuery(self.raw) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        check(r, "cuEventQuery", self.pe).map(|_| true)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created in new, dropped once.
+        let _ = unsafe { sys::cuEventDestroy_v2(self.raw) };
+    }
+}

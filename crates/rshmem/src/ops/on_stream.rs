@@ -17,7 +17,8 @@ impl Ctx {
     }
 
     /// Enqueues on `stream` a copy of `nelems` elements from this PE's `src[src_index..]`
-    /// to `dest[dest_index..]` on `pe` (copy engine, through the peer mapping).
+    /// to `dest[dest_index..]` on `pe` (copy engine, through the peer mapping: `pe` must be
+    /// mapped, see [`Ctx::engine_reaches`]; [`Ctx::get_on_stream`] is the other direction).
     pub fn put_on_stream<T: SymType>(
         &self,
         dest: &Sym<T>,
@@ -33,6 +34,7 @@ impl Ctx {
         let n = nelems * std::mem::size_of::<T>();
         self.remote(CALL, "dest", dest.addr_of(dest_index), n, pe)?;
         self.remote(CALL, "source", src.addr_of(src_index), n, self.my_pe())?;
+        self.check_copy_engine(CALL, pe)?;
         g.cuda.bind()?;
         g.cuda.copy_async(g.peer_address(dest.addr_of(dest_index) as u64, pe), src.addr_of(src_index) as u64, n, stream)
     }
