@@ -319,3 +319,39 @@ extern "C" __global__ void en_misuse_ce(char* dst, const char* src, int pe) {
 extern "C" __global__ void en_misuse_remote(char* dst, const char* src, int pe) {
     if (threadIdx.x == 0 && blockIdx.x == 0) rshmemx_remote_putmem_nbi(dst, src, 64, pe);
 }
+
+// The copy engine's point: a compute kernel beside a transfer. en_fma: every thread runs
+// `iters` rounds of 4 independent FMA chains; t[0] / t[1] get the earliest start and the
+// latest end over blocks (globaltimer ns).
+extern "C" __global__ void en_fma(int iters, float* sink, u64* t) {
+    if (threadIdx.x == 0) atomicMin(&t[0], rshmem_globaltimer());
+    float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f, d = blockIdx.x * 1e-4f;
+    for (int i = 0; i < iters; i++) {
+        a = fmaf(a, 0.999f, 0.001f);
+        b = fmaf(b, 0.998f, 0.002f);
+        c = fmaf(c, 0.997f, 0.003f);
+        d = fmaf(d, 0.996f, 0.004f);
+    }
+    if (a + b + c + d == 12345.0f) sink[0] = a;
+    __syncthreads();
+    if (threadIdx.x == 0) atomicMax(&t[1], rshmem_globaltimer());
+}
+
+// `reps` puts of `n` bytes to `pe`: SM (each block puts its slice `reps` times, then quiets)
+// or CE (one thread posts `reps` copy-engine puts, then ce_quiet); t[0] / t[1] as in en_fma.
+extern "C" __global__ void en_xfer(char* dst, const char* src, u64 n, int engine, int reps, int pe, u64* t) {
+    if (threadIdx.x == 0) atomicMin(&t[0], rshmem_globaltimer());
+    if (engine == EN_SM) {
+        u64 per = ((n + gridDim.x - 1) / gridDim.x + 15) & ~15ull;
+        u64 off = per * blockIdx.x;
+        for (int r = 0; r < reps; r++)
+            if (off < n) rshmem_putmem_nbi_block(dst + off, src + off, off + per > n ? n - off : per, pe);
+        __syncthreads();
+        if (threadIdx.x == 0) rshmem_quiet();
+    } else if (threadIdx.x == 0 && blockIdx.x == 0) {
+        for (int r = 0; r < reps; r++) rshmemx_ce_putmem_nbi(dst, src, n, pe);
+        rshmemx_ce_quiet();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) atomicMax(&t[1], rshmem_globaltimer());
+}

@@ -541,6 +541,12 @@ fn bench(s: &mut GpuRun, reach: Reach) {
     let dst = ctx.alloc::<u8>(max).unwrap();
     let out = ctx.alloc::<u64>(2).unwrap();
     let entries = ctx.alloc::<u8>(256 * ENTRY).unwrap();
+    let ov = Overlap {
+        src: ctx.alloc::<u8>(1 << 30).unwrap(),
+        dst: ctx.alloc::<u8>(1 << 30).unwrap(),
+        t: ctx.alloc::<u64>(4).unwrap(),
+        sink: ctx.alloc::<f32>(1).unwrap(),
+    };
     ctx.barrier_all().unwrap();
     if me == 0 {
         let sms = g.sm_count().unwrap_or(1);
@@ -622,9 +628,75 @@ fn bench(s: &mut GpuRun, reach: Reach) {
                 256.0 / tu
             );
         }
+        if reach.ce {
+            overlap(&ov, g, m, sms);
+        }
         launch(g, m, "en_quiet_cost", 1, 1, &[A::I32(1000), a(&out)]);
         let (q, f) = (out.read(0).unwrap(), out.read(1).unwrap());
         println!("cost: empty rshmem_quiet {:.3} us, empty rshmem_fence {:.3} us (1000 each, one thread)", q as f64 / 1e6, f as f64 / 1e6);
     }
     ctx.barrier_all().unwrap();
+}
+
+/// Buffers of [`overlap`]: 1 GiB source and destination, timestamps, a sink.
+struct Overlap {
+    src: Sym<u8>,
+    dst: Sym<u8>,
+    t: Sym<u64>,
+    sink: Sym<f32>,
+}
+
+/// A compute kernel on every SM beside a 1 GiB x 16 transfer to PE 1: its slowdown with SM
+/// puts and with copy-engine puts, and the transfer's bandwidth each way (PE 0 only).
+fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usize) {
+    let n = 1usize << 30;
+    let reps = 16i32;
+    let Overlap { src, dst, t, sink } = ov;
+    let (s1, s2) = (g.new_stream().unwrap(), g.new_stream().unwrap());
+    let fma_grid = (sms * 16) as u32;
+    let reset = || t.copy_from(0, &[u64::MAX, 0, u64::MAX, 0]).unwrap();
+    let span = |i: usize| -> f64 {
+        let v = t.to_vec().unwrap();
+        (v[i + 1] - v[i]) as f64 / 1e6
+    };
+    // SAFETY (every launch below): the argument kinds match the kernels in engines.cu; the
+    // buffers are live symmetric allocations.
+    let fma = |iters: i32, stream: &rshmem::gpu::cuda::Stream| unsafe {
+        m.launch("en_fma", LaunchConfig::new(fma_grid, 256), Some(stream), &[A::I32(iters), a(&sink), A::U64(t.addr() as u64)]).unwrap()
+    };
+    let xfer = |engine: i32, stream: &rshmem::gpu::cuda::Stream| unsafe {
+        let (grid, threads) = if engine == EN_SM { (sms as u32, 1024) } else { (1, 32) };
+        m.launch("en_xfer", LaunchConfig::new(grid, threads), Some(stream), &[a(&dst), a(&src), A::U64(n as u64), A::I32(engine), A::I32(reps), A::I32(1), A::U64(t.addr() as u64 + 16)]).unwrap()
+    };
+    // Calibrate the compute kernel to about 40 ms alone.
+    let mut iters = 1 << 16;
+    let alone = loop {
+        reset();
+        fma(iters, &s1);
+        g.synchronize().unwrap();
+        let ms = span(0);
+        if ms > 20.0 || iters > 1 << 26 {
+            break ms;
+        }
+        iters = (iters as f64 * (40.0 / ms.max(0.01))).min((1u64 << 27) as f64) as i32;
+    };
+    let gib = (n as f64 * reps as f64) / 1e9;
+    println!("overlap: compute kernel ({fma_grid} blocks x 256 threads, FMA) alone {alone:.2} ms; transfers of {reps} x 1 GiB to PE 1");
+    for (engine, name) in [(EN_SM, "sm puts (every SM)"), (EN_CE, "copy-engine puts")] {
+        reset();
+        xfer(engine, &s2);
+        g.synchronize().unwrap();
+        let x_alone = span(2);
+        reset();
+        fma(iters, &s1);
+        xfer(engine, &s2);
+        g.synchronize().unwrap();
+        let (c, x) = (span(0), span(2));
+        println!(
+            "overlap: {name:<20} transfer alone {:.1} GB/s; beside compute: compute {c:.2} ms ({:.2}x slowdown), transfer {:.1} GB/s",
+            gib / (x_alone / 1e3),
+            c / alone,
+            gib / (x / 1e3)
+        );
+    }
 }
