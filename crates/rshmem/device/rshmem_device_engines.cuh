@@ -143,61 +143,39 @@ __device__ __forceinline__ void rshmemx_remote_quiet(int pe) {
 }
 
 // Remote-engine atomics (thread scope): the target's runtime carries them out, so they are
-// atomic with respect to other atomics on the word through any engine.
-#define RSHMEMI_REMOTE_AMO(NAME, T, U)                                                                                        \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch(const T* a, int pe) {                                 \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_fetch", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0,  \
-                                            RSHMEMI_AMO_FETCH, 0, 0, true);                                                  \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_set(T* a, T v, int pe) {                                 \
-        rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_set", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0, RSHMEMI_AMO_SET, \
-                               (rshmem_u64)(U)v, 0, false);                                                                 \
-    }                                                                                                                       \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_swap(T* a, T v, int pe) {                                   \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_swap", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0,   \
-                                            RSHMEMI_AMO_SWAP, (rshmem_u64)(U)v, 0, true);                                    \
-    }                                                                                                                       \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_compare_swap(T* a, T cond, T v, int pe) {                   \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_compare_swap", RSHMEMI_PX_AMO, pe, a, sizeof(U),  \
-                                            0, 0, RSHMEMI_AMO_CSWAP, (rshmem_u64)(U)v, (rshmem_u64)(U)cond, true);           \
-    }                                                                                                                       \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_add(T* a, T v, int pe) {                              \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_fetch_add", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0,  \
-                                            0, RSHMEMI_AMO_ADD, (rshmem_u64)(U)v, 0, true);                                  \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_add(T* a, T v, int pe) {                                 \
-        rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_add", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0, RSHMEMI_AMO_ADD, \
-                               (rshmem_u64)(U)v, 0, false);                                                                 \
-    }                                                                                                                       \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_inc(T* a, int pe) {                                   \
-        return rshmemx_remote_##NAME##_atomic_fetch_add(a, (T)1, pe);                                                       \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_inc(T* a, int pe) { rshmemx_remote_##NAME##_atomic_add(a, (T)1, pe); }
-#define RSHMEMI_REMOTE_AMO_BIT(NAME, T, U)                                                                                   \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_and(T* a, T v, int pe) {                              \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_fetch_and", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0,  \
-                                            0, RSHMEMI_AMO_AND, (rshmem_u64)(U)v, 0, true);                                  \
-    }                                                                                                                       \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_or(T* a, T v, int pe) {                               \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_fetch_or", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0,   \
-                                            0, RSHMEMI_AMO_OR, (rshmem_u64)(U)v, 0, true);                                   \
-    }                                                                                                                       \
-    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_xor(T* a, T v, int pe) {                              \
-        return (T)(U)rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_fetch_xor", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0,  \
-                                            0, RSHMEMI_AMO_XOR, (rshmem_u64)(U)v, 0, true);                                  \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_and(T* a, T v, int pe) {                                 \
-        rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_and", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0, RSHMEMI_AMO_AND, \
-                               (rshmem_u64)(U)v, 0, false);                                                                 \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_or(T* a, T v, int pe) {                                  \
-        rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_or", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0, RSHMEMI_AMO_OR,   \
-                               (rshmem_u64)(U)v, 0, false);                                                                 \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_xor(T* a, T v, int pe) {                                 \
-        rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_xor", RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0, RSHMEMI_AMO_XOR, \
-                               (rshmem_u64)(U)v, 0, false);                                                                 \
+// atomic with respect to other atomics on the word through any engine. `fetch_OP` returns
+// the old value; `OP` asks for no answer.
+#define RSHMEMI_REMOTE_AMO_CALL(NAME, U, op, code, v, cond, wait) \
+    rshmemi_remote_request("rshmemx_remote_" #NAME "_atomic_" #op, RSHMEMI_PX_AMO, pe, a, sizeof(U), 0, 0, code, (rshmem_u64)(U)(v), (rshmem_u64)(U)(cond), wait)
+#define RSHMEMI_REMOTE_AMO_OP(NAME, T, U, op, code)                                                                            \
+    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_##op(T* a, T v, int pe) {                              \
+        return (T)(U)RSHMEMI_REMOTE_AMO_CALL(NAME, U, fetch_##op, code, v, 0, true);                                         \
+    }                                                                                                                        \
+    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_##op(T* a, T v, int pe) {                                 \
+        RSHMEMI_REMOTE_AMO_CALL(NAME, U, op, code, v, 0, false);                                                             \
     }
+#define RSHMEMI_REMOTE_AMO(NAME, T, U)                                                                                         \
+    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch(const T* a, int pe) {                                  \
+        return (T)(U)RSHMEMI_REMOTE_AMO_CALL(NAME, U, fetch, RSHMEMI_AMO_FETCH, 0, 0, true);                                 \
+    }                                                                                                                        \
+    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_set(T* a, T v, int pe) {                                  \
+        RSHMEMI_REMOTE_AMO_CALL(NAME, U, set, RSHMEMI_AMO_SET, v, 0, false);                                                 \
+    }                                                                                                                        \
+    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_swap(T* a, T v, int pe) {                                    \
+        return (T)(U)RSHMEMI_REMOTE_AMO_CALL(NAME, U, swap, RSHMEMI_AMO_SWAP, v, 0, true);                                   \
+    }                                                                                                                        \
+    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_compare_swap(T* a, T cond, T v, int pe) {                    \
+        return (T)(U)RSHMEMI_REMOTE_AMO_CALL(NAME, U, compare_swap, RSHMEMI_AMO_CSWAP, v, cond, true);                       \
+    }                                                                                                                        \
+    RSHMEMI_REMOTE_AMO_OP(NAME, T, U, add, RSHMEMI_AMO_ADD)                                                                  \
+    __device__ __forceinline__ T rshmemx_remote_##NAME##_atomic_fetch_inc(T* a, int pe) {                                    \
+        return rshmemx_remote_##NAME##_atomic_fetch_add(a, (T)1, pe);                                                        \
+    }                                                                                                                        \
+    __device__ __forceinline__ void rshmemx_remote_##NAME##_atomic_inc(T* a, int pe) { rshmemx_remote_##NAME##_atomic_add(a, (T)1, pe); }
+#define RSHMEMI_REMOTE_AMO_BIT(NAME, T, U)               \
+    RSHMEMI_REMOTE_AMO_OP(NAME, T, U, and, RSHMEMI_AMO_AND) \
+    RSHMEMI_REMOTE_AMO_OP(NAME, T, U, or, RSHMEMI_AMO_OR)   \
+    RSHMEMI_REMOTE_AMO_OP(NAME, T, U, xor, RSHMEMI_AMO_XOR)
 RSHMEM_AMO_STANDARD_TYPES(RSHMEMI_REMOTE_AMO)
 RSHMEM_AMO_STANDARD_TYPES_ALT(RSHMEMI_REMOTE_AMO)
 RSHMEM_AMO_BITWISE_TYPES(RSHMEMI_REMOTE_AMO_BIT)
@@ -323,38 +301,43 @@ __device__ __forceinline__ void rshmemx_batch_getmem_nbi(rshmemx_batch* b, void*
 
 // `rows` rows of `row_bytes` bytes: row i goes from `src + i * src_pitch` to
 // `dst + i * dst_pitch` (pitches in bytes). Mapped peers: the calling threads copy (SM);
-// peers behind the proxy: one proxy put/get per row. Completion through quiet.
-#define RSHMEMI_SCOPED_2D(scope, lane, lanes, sync)                                                                          \
-    __device__ __forceinline__ void rshmemx_put2d_nbi##scope(void* dst, const void* src, rshmem_size_t rows, rshmem_size_t row_bytes, \
-                                                              rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {   \
-        if (rows == 0 || row_bytes == 0) return;                                                                            \
-        rshmemi_check("rshmemx_put2d_nbi" #scope, dst, (rows - 1) * dst_pitch + row_bytes, pe);                             \
-        if (rshmemi_proxied(pe)) {                                                                                          \
-            sync;                                                                                                           \
-            if ((lane) == 0)                                                                                                \
-                for (rshmem_size_t i = 0; i < rows; i++)                                                                    \
-                    rshmemi_proxy_put("rshmemx_put2d_nbi" #scope, (char*)dst + i * dst_pitch, (const char*)src + i * src_pitch, \
-                                      row_bytes, pe, false);                                                                \
-            return;                                                                                                         \
-        }                                                                                                                   \
-        char* r = (char*)rshmemi_remote(dst, pe);                                                                           \
-        for (rshmem_size_t i = 0; i < rows; i++) rshmemi_copy(r + i * dst_pitch, (const char*)src + i * src_pitch, row_bytes, lane, lanes); \
-    }                                                                                                                       \
-    __device__ __forceinline__ void rshmemx_get2d_nbi##scope(void* dst, const void* src, rshmem_size_t rows, rshmem_size_t row_bytes, \
-                                                              rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {   \
-        if (rows == 0 || row_bytes == 0) return;                                                                            \
-        rshmemi_check("rshmemx_get2d_nbi" #scope, src, (rows - 1) * src_pitch + row_bytes, pe);                             \
-        if (rshmemi_proxied(pe)) {                                                                                          \
-            sync;                                                                                                           \
-            if ((lane) == 0)                                                                                                \
-                for (rshmem_size_t i = 0; i < rows; i++)                                                                    \
-                    rshmemi_proxy_get("rshmemx_get2d_nbi" #scope, (char*)dst + i * dst_pitch, (const char*)src + i * src_pitch, \
-                                      row_bytes, pe, false);                                                                \
-            return;                                                                                                         \
-        }                                                                                                                   \
-        const char* r = (const char*)rshmemi_remote(src, pe);                                                               \
-        for (rshmem_size_t i = 0; i < rows; i++) rshmemi_copy((char*)dst + i * dst_pitch, r + i * src_pitch, row_bytes, lane, lanes); \
+// peers behind the proxy: one proxy put/get per row, by lane 0. Completion through quiet.
+// `sym` is the symmetric end (dst for a put, src for a get).
+__device__ __forceinline__ bool rshmemi_copy2d(const char* call, bool get, void* dst, const void* src, rshmem_size_t rows,
+                                               rshmem_size_t row_bytes, rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe,
+                                               unsigned lane, unsigned lanes) {
+    if (rows == 0 || row_bytes == 0) return false;
+    const void* sym = get ? src : dst;
+    rshmemi_check(call, sym, (rows - 1) * (get ? src_pitch : dst_pitch) + row_bytes, pe);
+    if (rshmemi_proxied(pe)) return true;
+    char* d = get ? (char*)dst : (char*)rshmemi_remote(dst, pe);
+    const char* s = get ? (const char*)rshmemi_remote(src, pe) : (const char*)src;
+    for (rshmem_size_t i = 0; i < rows; i++) rshmemi_copy(d + i * dst_pitch, s + i * src_pitch, row_bytes, lane, lanes);
+    return false;
+}
+
+// The proxy's half of a 2-D transfer (lane 0 after the scope's sync).
+__device__ __forceinline__ void rshmemi_proxy_2d(const char* call, bool get, void* dst, const void* src, rshmem_size_t rows,
+                                                 rshmem_size_t row_bytes, rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {
+    for (rshmem_size_t i = 0; i < rows; i++) {
+        char* d = (char*)dst + i * dst_pitch;
+        const char* s = (const char*)src + i * src_pitch;
+        if (get) rshmemi_proxy_get(call, d, s, row_bytes, pe, false);
+        else rshmemi_proxy_put(call, d, s, row_bytes, pe, false);
     }
+}
+
+#define RSHMEMI_SCOPED_2D_DIR(dir, get, scope, lane, lanes, sync)                                                              \
+    __device__ __forceinline__ void rshmemx_##dir##2d_nbi##scope(void* dst, const void* src, rshmem_size_t rows, rshmem_size_t row_bytes, \
+                                                                rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {    \
+        if (rshmemi_copy2d("rshmemx_" #dir "2d_nbi" #scope, get, dst, src, rows, row_bytes, dst_pitch, src_pitch, pe, lane, lanes)) { \
+            sync;                                                                                                              \
+            if ((lane) == 0) rshmemi_proxy_2d("rshmemx_" #dir "2d_nbi" #scope, get, dst, src, rows, row_bytes, dst_pitch, src_pitch, pe); \
+        }                                                                                                                      \
+    }
+#define RSHMEMI_SCOPED_2D(scope, lane, lanes, sync)              \
+    RSHMEMI_SCOPED_2D_DIR(put, false, scope, lane, lanes, sync) \
+    RSHMEMI_SCOPED_2D_DIR(get, true, scope, lane, lanes, sync)
 RSHMEMI_SCOPED_2D(, 0, 1, (void)0)
 RSHMEMI_SCOPED_2D(_warp, rshmemi_lane(), 32, __syncwarp())
 RSHMEMI_SCOPED_2D(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthreads())
@@ -412,14 +395,9 @@ __device__ __forceinline__ void rshmemx_signal32_op(unsigned* sig, unsigned v, i
         return;
     }
     unsigned* r = (unsigned*)rshmemi_remote(sig, pe);
-    if (rshmem_state.one_device) {
-        if (op == RSHMEM_SIGNAL_ADD) atomicAdd(r, v);
-        else atomicExch(r, v);
-    } else if (op == RSHMEM_SIGNAL_ADD) {
-        atomicAdd_system(r, v);
-    } else {
-        atomicExch_system(r, v);
-    }
+    bool add = op == RSHMEM_SIGNAL_ADD;
+    if (rshmem_state.one_device) add ? atomicAdd(r, v) : atomicExch(r, v);
+    else add ? atomicAdd_system(r, v) : atomicExch_system(r, v);
 }
 
 // Waits until the local u32 `sig` compares true against `v` (RSHMEM_CMP_*); returns it.

@@ -69,15 +69,32 @@ impl Ctx {
         pe: usize,
         stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "get_on_stream";
-        let g = self
-            .gpu()
-            .ok_or(Error::Unsupported { call: CALL, detail: "this PE has no GPU heap (stream-ordered calls need GPU PEs)".into() })?;
+        self.copy_engine_on_stream("get_on_stream", false, (src, src_index), (dest, dest_index), nelems, pe, stream)
+    }
+
+    /// The copy engine's transfer on `stream` between `remote` on `pe` and `local` on this
+    /// PE (`put`: local to remote), checked for `call`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn copy_engine_on_stream<T: SymType>(
+        &self,
+        call: &'static str,
+        put: bool,
+        (remote, remote_index): (&Sym<T>, usize),
+        (local, local_index): (&Sym<T>, usize),
+        nelems: usize,
+        pe: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        let g =
+            self.gpu().ok_or(Error::Unsupported { call, detail: "this PE has no GPU heap (stream-ordered calls need GPU PEs)".into() })?;
         let n = nelems * std::mem::size_of::<T>();
-        self.remote(CALL, "source", src.addr_of(src_index), n, pe)?;
-        self.remote(CALL, "dest", dest.addr_of(dest_index), n, self.my_pe())?;
-        self.check_copy_engine(CALL, pe)?;
+        let (r_arg, l_arg) = if put { ("dest", "source") } else { ("source", "dest") };
+        self.remote(call, r_arg, remote.addr_of(remote_index), n, pe)?;
+        self.remote(call, l_arg, local.addr_of(local_index), n, self.my_pe())?;
+        self.check_copy_engine(call, pe)?;
         g.cuda.bind()?;
-        g.cuda.copy_async(dest.addr_of(dest_index) as u64, g.peer_address(src.addr_of(src_index) as u64, pe), n, stream)
+        let (r, l) = (g.peer_address(remote.addr_of(remote_index) as u64, pe), local.addr_of(local_index) as u64);
+        let (dst, src) = if put { (r, l) } else { (l, r) };
+        g.cuda.copy_async(dst, src, n, stream)
     }
 }

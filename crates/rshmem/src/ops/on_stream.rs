@@ -29,14 +29,7 @@ impl Ctx {
         pe: usize,
         stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "put_on_stream";
-        let g = self.gpu_or_err(CALL)?;
-        let n = nelems * std::mem::size_of::<T>();
-        self.remote(CALL, "dest", dest.addr_of(dest_index), n, pe)?;
-        self.remote(CALL, "source", src.addr_of(src_index), n, self.my_pe())?;
-        self.check_copy_engine(CALL, pe)?;
-        g.cuda.bind()?;
-        g.cuda.copy_async(g.peer_address(dest.addr_of(dest_index) as u64, pe), src.addr_of(src_index) as u64, n, stream)
+        self.copy_engine_on_stream("put_on_stream", true, (dest, dest_index), (src, src_index), nelems, pe, stream)
     }
 
     /// Enqueues on `stream` a signal update of `sig[index]` on `pe`: `Set` as a stream

@@ -38,41 +38,24 @@ __device__ __forceinline__ void engine_quiet(int engine, int qmode, int pe) {
     else rshmem_quiet();
 }
 
-// A put of `n` bytes to `pe` through `engine` at `scope`, then a quiet (see engine_quiet).
-extern "C" __global__ void en_put(char* dst, const char* src, u64 n, int engine, int scope, int qmode, int pe) {
-    if (in_scope(scope)) {
-        if (engine == EN_CE) {
-            if (scope == 0) rshmemx_ce_putmem_nbi(dst, src, n, pe);
-            else if (scope == 1) rshmemx_ce_putmem_nbi_warp(dst, src, n, pe);
-            else rshmemx_ce_putmem_nbi_block(dst, src, n, pe);
-        } else if (engine == EN_REMOTE) {
-            if (scope == 0) rshmemx_remote_putmem_nbi(dst, src, n, pe);
-            else if (scope == 1) rshmemx_remote_putmem_nbi_warp(dst, src, n, pe);
-            else rshmemx_remote_putmem_nbi_block(dst, src, n, pe);
-        } else {
-            if (scope == 0) rshmem_putmem_nbi(dst, src, n, pe);
-            else if (scope == 1) rshmem_putmem_nbi_warp(dst, src, n, pe);
-            else rshmem_putmem_nbi_block(dst, src, n, pe);
-        }
-    }
-    engine_quiet(engine, qmode, pe);
-}
+// Per engine and scope, a put (`get` = 0) or get of `n` bytes with `pe`.
+#define EN_RMA(dir, scope_suffix)                                                             \
+    if (engine == EN_CE) rshmemx_ce_##dir##mem_nbi##scope_suffix(dst, src, n, pe);             \
+    else if (engine == EN_REMOTE) rshmemx_remote_##dir##mem_nbi##scope_suffix(dst, src, n, pe); \
+    else rshmem_##dir##mem_nbi##scope_suffix(dst, src, n, pe);
 
-// A get of `n` bytes from `pe` through `engine` at `scope`, then a quiet.
-extern "C" __global__ void en_get(char* dst, const char* src, u64 n, int engine, int scope, int qmode, int pe) {
+// A put (`get` = 0) or get of `n` bytes with `pe` through `engine` at `scope`, then a quiet
+// (see engine_quiet).
+extern "C" __global__ void en_rma(char* dst, const char* src, u64 n, int engine, int scope, int qmode, int get, int pe) {
     if (in_scope(scope)) {
-        if (engine == EN_CE) {
-            if (scope == 0) rshmemx_ce_getmem_nbi(dst, src, n, pe);
-            else if (scope == 1) rshmemx_ce_getmem_nbi_warp(dst, src, n, pe);
-            else rshmemx_ce_getmem_nbi_block(dst, src, n, pe);
-        } else if (engine == EN_REMOTE) {
-            if (scope == 0) rshmemx_remote_getmem_nbi(dst, src, n, pe);
-            else if (scope == 1) rshmemx_remote_getmem_nbi_warp(dst, src, n, pe);
-            else rshmemx_remote_getmem_nbi_block(dst, src, n, pe);
+        if (!get) {
+            if (scope == 0) { EN_RMA(put, ) }
+            else if (scope == 1) { EN_RMA(put, _warp) }
+            else { EN_RMA(put, _block) }
         } else {
-            if (scope == 0) rshmem_getmem_nbi(dst, src, n, pe);
-            else if (scope == 1) rshmem_getmem_nbi_warp(dst, src, n, pe);
-            else rshmem_getmem_nbi_block(dst, src, n, pe);
+            if (scope == 0) { EN_RMA(get, ) }
+            else if (scope == 1) { EN_RMA(get, _warp) }
+            else { EN_RMA(get, _block) }
         }
     }
     engine_quiet(engine, qmode, pe);

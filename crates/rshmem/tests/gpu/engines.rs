@@ -157,8 +157,19 @@ fn bulk(s: &mut GpuRun, b: &Bulk, reach: Reach) {
                 b.src.copy_from(0, &pattern(me, NMAX, tag)).unwrap();
                 b.dst.fill(0xee).expect("local access to the symmetric heap");
                 ctx.barrier_all().unwrap();
-                let args = [a(&b.dst), a(&b.src), A::U64(len as u64), A::I32(engine), A::I32(scope), A::I32(qmode), A::I32(right as i32)];
-                launch(g, m, "en_put", 1, 64, &args);
+                let args = |get: i32| {
+                    [
+                        a(&b.dst),
+                        a(&b.src),
+                        A::U64(len as u64),
+                        A::I32(engine),
+                        A::I32(scope),
+                        A::I32(qmode),
+                        A::I32(get),
+                        A::I32(right as i32),
+                    ]
+                };
+                launch(g, m, "en_rma", 1, 64, &args(0));
                 ctx.barrier_all().unwrap();
                 let got = b.dst.to_vec().expect("local access to the symmetric heap");
                 let bad = (0..NMAX).filter(|&i| got[i] != if i < len { byte_pat(left, i, tag) } else { 0xee }).count();
@@ -166,7 +177,7 @@ fn bulk(s: &mut GpuRun, b: &Bulk, reach: Reach) {
                 // Get: this PE reads the right PE's source (its pattern with the same tag).
                 b.dst.fill(0xee).expect("local access to the symmetric heap");
                 ctx.barrier_all().unwrap();
-                launch(g, m, "en_get", 1, 64, &args);
+                launch(g, m, "en_rma", 1, 64, &args(1));
                 let got = b.dst.to_vec().expect("local access to the symmetric heap");
                 let bad = (0..NMAX).filter(|&i| got[i] != if i < len { byte_pat(right, i, tag) } else { 0xee }).count();
                 ck.case(&format!("{} get {sname} {len} B, {qname}", engine_name(engine)), bad == 0, || format!("{bad} bytes wrong"));
@@ -666,7 +677,13 @@ fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usi
     };
     let xfer = |engine: i32, stream: &rshmem::gpu::cuda::Stream| unsafe {
         let (grid, threads) = if engine == EN_SM { (sms as u32, 1024) } else { (1, 32) };
-        m.launch("en_xfer", LaunchConfig::new(grid, threads), Some(stream), &[a(&dst), a(&src), A::U64(n as u64), A::I32(engine), A::I32(reps), A::I32(1), A::U64(t.addr() as u64 + 16)]).unwrap()
+        m.launch(
+            "en_xfer",
+            LaunchConfig::new(grid, threads),
+            Some(stream),
+            &[a(&dst), a(&src), A::U64(n as u64), A::I32(engine), A::I32(reps), A::I32(1), A::U64(t.addr() as u64 + 16)],
+        )
+        .unwrap()
     };
     // Calibrate the compute kernel to about 40 ms alone.
     let mut iters = 1 << 16;
