@@ -32,7 +32,8 @@
 //   (the proxy and the copy engine read and write them, not the calling thread).
 //
 // Also here: batched submission (`rshmemx_batch_*`: several remote or copy-engine requests
-// in one ring entry), 2-D puts and gets (`rshmemx_put2d_nbi`), L2 prefetch
+// in one ring entry), 2-D puts and gets (`rshmemx_put2d_nbi` by the SM or the proxy,
+// `rshmemx_ce_put2d_nbi` on the copy engine), L2 prefetch
 // (`rshmemx_cmo_nbi`, `rshmemx_prefetch_nbi`), 32-bit signals (`rshmemx_signal32_*`) and
 // `rshmemx_team_pe_mapping`.
 //
@@ -200,6 +201,29 @@ __device__ __forceinline__ void rshmemx_ce_getmem_nbi(void* dst, const void* src
     rshmem_u64 t;
     rshmemi_proxy_post("rshmemx_ce_getmem_nbi", RSHMEMI_PX_CE_GET, pe, src, n, dst, 0, 0, 0, 0, 0u, &t);
     rshmemi_note_ce(t);
+}
+
+// Thread scope, 2-D on the copy engine (cuMemcpy2DAsync): `rows` rows of `row_bytes` bytes,
+// row i from `src + i * src_pitch` to `dst + i * dst_pitch` (pitches below 4 GiB); `dst`
+// (put) or `src` (get) symmetric on mapped `pe`, the other end global memory here.
+__device__ __forceinline__ void rshmemi_ce_2d(const char* call, unsigned kind, void* local, const void* sym, rshmem_size_t rows,
+                                              rshmem_size_t row_bytes, rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {
+    if (rows == 0 || row_bytes == 0) return;
+    rshmem_size_t pitch = kind == RSHMEMI_PX_CE_PUT2D ? dst_pitch : src_pitch;
+    rshmemi_ce_reach(call, sym, (rows - 1) * pitch + row_bytes, pe);
+    if (dst_pitch >= (1ull << 32) || src_pitch >= (1ull << 32) || dst_pitch < row_bytes || src_pitch < row_bytes)
+        rshmemi_fail(call, "pitches must be at least the row bytes and below 4 GiB", pe, dst_pitch, src_pitch);
+    rshmem_u64 t;
+    rshmemi_proxy_post(call, kind, pe, sym, row_bytes, local, 0, 0, rows, (dst_pitch << 32) | src_pitch, 0u, &t);
+    rshmemi_note_ce(t);
+}
+__device__ __forceinline__ void rshmemx_ce_put2d_nbi(void* dst, const void* src, rshmem_size_t rows, rshmem_size_t row_bytes,
+                                                     rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {
+    rshmemi_ce_2d("rshmemx_ce_put2d_nbi", RSHMEMI_PX_CE_PUT2D, (void*)src, dst, rows, row_bytes, dst_pitch, src_pitch, pe);
+}
+__device__ __forceinline__ void rshmemx_ce_get2d_nbi(void* dst, const void* src, rshmem_size_t rows, rshmem_size_t row_bytes,
+                                                     rshmem_size_t dst_pitch, rshmem_size_t src_pitch, int pe) {
+    rshmemi_ce_2d("rshmemx_ce_get2d_nbi", RSHMEMI_PX_CE_GET2D, dst, src, rows, row_bytes, dst_pitch, src_pitch, pe);
 }
 
 // Completes this PE's copy-engine requests.

@@ -37,6 +37,8 @@
 #define RSHMEMI_PX_CE_PUT 4u
 #define RSHMEMI_PX_CE_GET 5u
 #define RSHMEMI_PX_BATCH 6u
+#define RSHMEMI_PX_CE_PUT2D 7u  // len: row bytes; operand: rows; compare: dst pitch << 32 | src pitch
+#define RSHMEMI_PX_CE_GET2D 8u
 #define RSHMEMI_PX_WAIT 1u
 #define RSHMEMI_PX_REMOTE 2u
 #define RSHMEMI_PX_INLINE 64u

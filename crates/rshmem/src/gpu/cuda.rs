@@ -292,6 +292,33 @@ impl Cuda {
         self.sync_copy()
     }
 
+    /// Asynchronous 2-D device-to-device (or peer-mapped) copy on a stream: `rows` rows of
+    /// `width` bytes, row i from `src + i * src_pitch` to `dst + i * dst_pitch`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn copy2d_async(
+        &self,
+        dst: DevPtr,
+        dst_pitch: usize,
+        src: DevPtr,
+        src_pitch: usize,
+        width: usize,
+        rows: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        // SAFETY: a plain-data descriptor; every field the copy reads is set below.
+        let mut d: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+        d.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        d.srcDevice = src;
+        d.srcPitch = src_pitch;
+        d.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        d.dstDevice = dst;
+        d.dstPitch = dst_pitch;
+        d.WidthInBytes = width;
+        d.Height = rows;
+        // SAFETY: both ranges are mapped device memory in this context's address space.
+        check(unsafe { sys::cuMemcpy2DAsync_v2(&d, stream.raw) }, "cuMemcpy2DAsync", self.pe)
+    }
+
     /// Asynchronous device-to-device (or peer-mapped) copy on a stream.
     pub fn copy_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
         // SAFETY: both ranges are mapped device memory in this context's address space.

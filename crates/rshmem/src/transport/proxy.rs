@@ -53,6 +53,8 @@ const KIND_AMO: u32 = 3;
 const KIND_CE_PUT: u32 = 4;
 const KIND_CE_GET: u32 = 5;
 const KIND_BATCH: u32 = 6;
+const KIND_CE_PUT2D: u32 = 7;
+const KIND_CE_GET2D: u32 = 8;
 const FLAG_WAIT: u32 = 1;
 const FLAG_REMOTE: u32 = 2;
 const INLINE: usize = 64;
@@ -537,6 +539,21 @@ impl Inner {
                 w.ce.mark(ticket, self.my_pe).map_err(moved)?;
                 0
             }
+            KIND_CE_PUT2D | KIND_CE_GET2D => {
+                // len: row bytes; operand: rows; compare: destination pitch << 32 | source pitch.
+                let put = s.kind == KIND_CE_PUT2D;
+                let (rows, dp, sp) = (s.operand as usize, (s.compare >> 32) as usize, (s.compare & 0xffff_ffff) as usize);
+                let pitch = if put { dp } else { sp };
+                let extent = rows.checked_sub(1).and_then(|r| r.checked_mul(pitch)).and_then(|e| e.checked_add(len));
+                if self.through[pe] || rows == 0 || extent.is_none_or(|e| offset + e > self.span) {
+                    return Err(format!("{}: a 2-D copy of {rows} rows (pitches {dp}/{sp}) outside the mapped heap", what()));
+                }
+                let peer = self.gpu.heap.base(pe) + offset as u64;
+                let (dst, src) = if put { (peer, s.local) } else { (s.local, peer) };
+                self.gpu.cuda.copy2d_async(dst, dp, src, sp, len, rows, &w.ce.stream).map_err(moved)?;
+                w.ce.mark(ticket, self.my_pe).map_err(moved)?;
+                0
+            }
             k => return Err(format!("{}: unknown kind {k}", what())),
         };
         self.answer(ticket, idx, s.flags, value);
@@ -613,6 +630,8 @@ mod tests {
             ("PX_CE_PUT", KIND_CE_PUT),
             ("PX_CE_GET", KIND_CE_GET),
             ("PX_BATCH", KIND_BATCH),
+            ("PX_CE_PUT2D", KIND_CE_PUT2D),
+            ("PX_CE_GET2D", KIND_CE_GET2D),
             ("PX_WAIT", FLAG_WAIT),
             ("PX_REMOTE", FLAG_REMOTE),
             ("REACH_PROXY", REACH_PROXY.into()),

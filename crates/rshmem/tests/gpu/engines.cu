@@ -162,9 +162,16 @@ extern "C" __global__ void en_fence(char* dst, const char* src, u64 chunk, int k
     if (threadIdx.x == 0) bad[0] = count;
 }
 
-// 2-D put (get = 0) or get (get = 1) at `scope`, then rshmem_quiet.
+// 2-D put (get = 0) or get (get = 1) at `scope` (3: the copy engine, thread scope), then
+// rshmem_quiet.
 extern "C" __global__ void en_2d(char* dst, const char* src, u64 rows, u64 row_bytes, u64 dpitch, u64 spitch, int scope, int get, int pe) {
-    if (in_scope(scope)) {
+    if (scope == 3) {
+        if (threadIdx.x == 0) {
+            if (get) rshmemx_ce_get2d_nbi(dst, src, rows, row_bytes, dpitch, spitch, pe);
+            else rshmemx_ce_put2d_nbi(dst, src, rows, row_bytes, dpitch, spitch, pe);
+            rshmemx_ce_quiet();
+        }
+    } else if (in_scope(scope)) {
         if (!get) {
             if (scope == 0) rshmemx_put2d_nbi(dst, src, rows, row_bytes, dpitch, spitch, pe);
             else if (scope == 1) rshmemx_put2d_nbi_warp(dst, src, rows, row_bytes, dpitch, spitch, pe);
@@ -282,7 +289,8 @@ extern "C" __global__ void en_bench(char* dst, const char* src, u64 n, int engin
 }
 
 // `iters` empty quiets and fences (the cost the engines add to them when nothing is
-// outstanding): out[0] quiet ns, out[1] fence ns.
+// outstanding): out[0] quiet ns, out[1] fence ns, out[2] the bare memory fence they start
+// with (rshmemi_fence_peers), for comparison.
 extern "C" __global__ void en_quiet_cost(int iters, u64* out) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     u64 t0 = rshmem_globaltimer();
@@ -290,8 +298,11 @@ extern "C" __global__ void en_quiet_cost(int iters, u64* out) {
     u64 t1 = rshmem_globaltimer();
     for (int i = 0; i < iters; i++) rshmem_fence();
     u64 t2 = rshmem_globaltimer();
+    for (int i = 0; i < iters; i++) rshmemi_fence_peers();
+    u64 t3 = rshmem_globaltimer();
     out[0] = t1 - t0;
     out[1] = t2 - t1;
+    out[2] = t3 - t2;
 }
 
 // Misuse for the error check: a copy-engine put to `pe` (the driver picks an unmapped one).

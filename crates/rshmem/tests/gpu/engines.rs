@@ -100,7 +100,7 @@ fn engines(ctx: &rshmem::Ctx, g: &rshmem::gpu::Gpu, mode: &str) -> bool {
         mixed(&mut s, reach);
         fences(&mut s, reach);
         batches(&mut s, &b, reach);
-        two_d(&mut s);
+        two_d(&mut s, reach);
         prefetch(&mut s);
         signal32(&mut s);
         team_map(&mut s);
@@ -378,8 +378,9 @@ fn batches(s: &mut GpuRun, b: &Bulk, reach: Reach) {
     }
 }
 
-/// 2-D put and get at each scope: 9 rows of 100 B, destination pitch 160, source pitch 128.
-fn two_d(s: &mut GpuRun) {
+/// 2-D put and get at each scope and on the copy engine: 9 rows of 100 B, destination
+/// pitch 160, source pitch 128.
+fn two_d(s: &mut GpuRun, reach: Reach) {
     let GpuRun { ctx, g, m, me, right, left, .. } = *s;
     let ck = &mut s.ck;
     let (rows, row, dp, sp) = (9usize, 100usize, 160usize, 128usize);
@@ -393,9 +394,10 @@ fn two_d(s: &mut GpuRun) {
             0xee
         }
     };
+    let scopes = if reach.ce { 0..4i32 } else { 0..3 };
     for get in [0i32, 1] {
-        for scope in 0..3i32 {
-            let tag = 70 + get as usize * 3 + scope as usize;
+        for scope in scopes.clone() {
+            let tag = 70 + get as usize * 4 + scope as usize;
             src.copy_from(0, &pattern(me, rows * sp, tag)).unwrap();
             dst.fill(0xee).expect("local access to the symmetric heap");
             ctx.barrier_all().unwrap();
@@ -550,7 +552,7 @@ fn bench(s: &mut GpuRun, reach: Reach) {
     let max = 256usize << 20;
     let src = ctx.alloc::<u8>(max).unwrap();
     let dst = ctx.alloc::<u8>(max).unwrap();
-    let out = ctx.alloc::<u64>(2).unwrap();
+    let out = ctx.alloc::<u64>(3).unwrap();
     let entries = ctx.alloc::<u8>(256 * ENTRY).unwrap();
     let ov = Overlap {
         src: ctx.alloc::<u8>(1 << 30).unwrap(),
@@ -643,8 +645,13 @@ fn bench(s: &mut GpuRun, reach: Reach) {
             overlap(&ov, g, m, sms);
         }
         launch(g, m, "en_quiet_cost", 1, 1, &[A::I32(1000), a(&out)]);
-        let (q, f) = (out.read(0).unwrap(), out.read(1).unwrap());
-        println!("cost: empty rshmem_quiet {:.3} us, empty rshmem_fence {:.3} us (1000 each, one thread)", q as f64 / 1e6, f as f64 / 1e6);
+        let (q, f, bare) = (out.read(0).unwrap(), out.read(1).unwrap(), out.read(2).unwrap());
+        println!(
+            "cost: empty rshmem_quiet {:.3} us, empty rshmem_fence {:.3} us, the bare memory fence {:.3} us (1000 each, one thread)",
+            q as f64 / 1e6,
+            f as f64 / 1e6,
+            bare as f64 / 1e6
+        );
     }
     ctx.barrier_all().unwrap();
 }
