@@ -680,7 +680,7 @@ fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usi
     // SAFETY (every launch below): the argument kinds match the kernels in engines.cu; the
     // buffers are live symmetric allocations.
     let fma = |iters: i32, stream: &rshmem::gpu::cuda::Stream| unsafe {
-        m.launch("en_fma", LaunchConfig::new(fma_grid, 256), Some(stream), &[A::I32(iters), a(&sink), A::U64(t.addr() as u64)]).unwrap()
+        m.launch("en_fma", LaunchConfig::new(fma_grid, 256), Some(stream), &[A::I32(iters), a(sink), A::U64(t.addr() as u64)]).unwrap()
     };
     let xfer = |engine: i32, stream: &rshmem::gpu::cuda::Stream| unsafe {
         let (grid, threads) = if engine == EN_SM { (sms as u32, 1024) } else { (1, 32) };
@@ -688,7 +688,7 @@ fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usi
             "en_xfer",
             LaunchConfig::new(grid, threads),
             Some(stream),
-            &[a(&dst), a(&src), A::U64(n as u64), A::I32(engine), A::I32(reps), A::I32(1), A::U64(t.addr() as u64 + 16)],
+            &[a(dst), a(src), A::U64(n as u64), A::I32(engine), A::I32(reps), A::I32(1), A::U64(t.addr() as u64 + 16)],
         )
         .unwrap()
     };
