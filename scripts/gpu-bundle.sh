@@ -9,7 +9,7 @@ cargo build --release -p rshmem --bins --examples
 cargo build --release -p rshmem-perf
 cargo build --release -p rshmem-c --lib --bins
 rm -rf "$out" && mkdir -p "$out"
-for b in rshmemrun examples/gpu_suite examples/gpu_coll examples/moe examples/gpu_compile_check examples/ring examples/gpu_proxy rshmem-perf; do
+for b in rshmemrun examples/gpu_suite examples/gpu_coll examples/moe examples/gpu_compile_check examples/ring examples/gpu_proxy examples/gpu_engines rshmem-perf; do
   cp "target/release/$b" "$out/"
 done
 strip "$out"/* 2>/dev/null || true

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU suite and benchmarks from a bundle made by scripts/gpu-bundle.sh. The test
 # programs (crates/rshmem/tests/gpu, built as examples) print verdict lines.
-# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|remote|c|all]
+# Logs go to $OUT (or ./gpu-results). Usage: bash gpu-bundle/run.sh [suite|bench|perf|proxy|engines|remote|c|all]
 # (SKIP_COMPILE_CHECK=1 skips the NVRTC compile of every kernel source first.)
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
@@ -66,6 +66,17 @@ if [[ $what == proxy || $what == all ]]; then
       "$B/rshmemrun" -n 2 --timeout 90 "$B/gpu_proxy" > "$OUT/proxy_${tls%%,*}.log" 2>&1; rc=$?
     failures "$OUT/proxy_${tls%%,*}.log" 20; grep -E "numbers|  put|  g " "$OUT/proxy_${tls%%,*}.log" | head -10
     note "gpu_proxy UCX_TLS=$tls rc=$rc: $(verdicts "$OUT/proxy_${tls%%,*}.log")"
+  done
+fi
+if [[ $what == engines || $what == all ]]; then
+  # Engine-explicit device operations (SM, copy engine, remote engine over UCX tcp even to
+  # mapped peers), batches, 2-D, prefetch, signal32, with their timings: processes, then
+  # thread PEs.
+  for ppp in 1 2; do
+    RSHMEM_REMOTE_ENGINE=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=30 RSHMEM_SYMMETRIC_SIZE=1G \
+      "$B/rshmemrun" -n 2 --pes-per-process $ppp --timeout 120 "$B/gpu_engines" > "$OUT/engines_ppp$ppp.log" 2>&1; rc=$?
+    failures "$OUT/engines_ppp$ppp.log" 20; grep -E "^ *(sm|ce|remote) |^anchor|^batch|^cost" "$OUT/engines_ppp$ppp.log" | head -40
+    note "gpu_engines pes-per-process=$ppp rc=$rc: $(verdicts "$OUT/engines_ppp$ppp.log")"
   done
 fi
 if [[ $what == remote || $what == all ]]; then

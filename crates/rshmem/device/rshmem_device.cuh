@@ -151,7 +151,8 @@ __device__ __forceinline__ int rshmem_team_translate_pe(rshmem_team_t src, int s
 // ---------------------------------------------------------------- ordering
 
 // Orders this thread's earlier puts/AMOs/signals before its later ones (to every PE).
-// Proxy requests are carried out in issue order, so they need nothing more.
+// Implicit proxy requests are carried out in issue order; copy-engine requests and
+// remote-engine requests to mapped peers are completed first (rshmem_device_engines.cuh).
 // Orders this thread's stores to peers: GPU scope suffices when every mapped PE is on this
 // GPU (thread PEs, or processes sharing one GPU); other GPUs or host memory need system scope.
 __device__ __forceinline__ void rshmemi_fence_peers() {
@@ -159,7 +160,7 @@ __device__ __forceinline__ void rshmemi_fence_peers() {
     else __threadfence_system();
 }
 
-__device__ __forceinline__ void rshmem_fence() { rshmemi_fence_peers(); }
+__device__ __forceinline__ void rshmem_fence() { rshmemi_fence_peers(); rshmemi_proxy_fence("rshmem_fence"); }
 // Completes this thread's earlier operations: stores by peer mapping are complete once
 // visible, which a system-scope fence ensures; proxy requests once the proxy reports them
 // complete (it waits for the transport's own quiet first).
@@ -656,5 +657,7 @@ RSHMEMI_SCOPED_BARRIER(_block, rshmemi_block_rank() == 0, __syncthreads())
 
 // Typed put-with-signal at every scope (rshmem_int_put_signal_nbi_warp, ...).
 #include "rshmem_device_typed.cuh"
+// Engine-explicit operations (remote, copy engine), batches, 2-D copies, prefetch.
+#include "rshmem_device_engines.cuh"
 
 #endif  // RSHMEM_DEVICE_CUH

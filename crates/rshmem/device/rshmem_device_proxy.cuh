@@ -15,7 +15,15 @@
 //   into the slot's `ticket` word; the issuing thread reads it and releases the slot.
 //   Others the proxy releases itself once it has read the request.
 // * quiet: wait until the proxy's `completed` count (pinned host memory, written after
-//   the transport's own quiet) reaches the tickets claimed so far.
+//   the transport's own quiet and after every copy-engine copy of earlier tickets) reaches
+//   the tickets claimed so far. The count last seen is cached in device memory, so a quiet
+//   with nothing outstanding costs no read across PCIe.
+// * Engine-explicit requests (rshmem_device_engines.cuh) use the same ring: RSHMEMI_PX_REMOTE
+//   marks a put/get/atomic the proxy carries out over the remote transport even when the
+//   peer is mapped; RSHMEMI_PX_CE_PUT/GET are copy-engine copies between mapped device
+//   addresses, issued on the proxy's stream and complete when its event fires
+//   (`ce_done_upto`, control word 2); RSHMEMI_PX_BATCH points at several requests in
+//   device memory (one ticket, one doorbell).
 // * Every wait polls through rshmemi_waiter (RSHMEM_DEVICE_WAIT_TIMEOUT) and checks the
 //   proxy's status word, so a dead or refusing proxy traps with a message instead of a hang.
 //
@@ -26,8 +34,34 @@
 #define RSHMEMI_PX_PUT 1u
 #define RSHMEMI_PX_GET 2u
 #define RSHMEMI_PX_AMO 3u
+#define RSHMEMI_PX_CE_PUT 4u
+#define RSHMEMI_PX_CE_GET 5u
+#define RSHMEMI_PX_BATCH 6u
+#define RSHMEMI_PX_CE_PUT2D 7u  // len: row bytes; operand: rows; compare: dst pitch << 32 | src pitch
+#define RSHMEMI_PX_CE_GET2D 8u
 #define RSHMEMI_PX_WAIT 1u
+#define RSHMEMI_PX_REMOTE 2u
 #define RSHMEMI_PX_INLINE 64u
+
+// Per-PE reach flags (`proxy_peers[pe]`, written by the host): through the proxy (no
+// mapping), reachable by the remote transport, reachable by the copy engine (mapped).
+#define RSHMEMI_REACH_PROXY 1u
+#define RSHMEMI_REACH_REMOTE 2u
+#define RSHMEMI_REACH_CE 4u
+
+// Words of the proxy's device area (`proxy_head` points at word 0; device memory).
+#define RSHMEMI_PXW_HEAD 0          // next ticket
+#define RSHMEMI_PXW_COMPLETED_SEEN 1 // largest `completed` a device thread has read
+#define RSHMEMI_PXW_LAST_EXPLICIT 2  // 1 + last ticket of a CE request or a remote request to a mapped peer
+#define RSHMEMI_PXW_LAST_CE 3        // 1 + last ticket of a CE request
+#define RSHMEMI_PXW_CE_SEEN 4        // largest `ce_done_upto` a device thread has read
+// After the reach flags (256 + n_pes rounded up to 256 bytes): u64[n_pes], 1 + the last
+// ticket of a remote request to each PE.
+
+// Control words (pinned host memory, written by the proxy).
+#define RSHMEMI_PXC_COMPLETED 0
+#define RSHMEMI_PXC_STATUS 1
+#define RSHMEMI_PXC_CE_DONE_UPTO 2
 
 // Atomic operation codes (as `AmoOp` on the host).
 
@@ -54,22 +88,33 @@ struct rshmemi_proxy_done {
     rshmem_u64 pad;
 };
 
-// Whether operations on `pe` go through the proxy.
-__device__ __forceinline__ bool rshmemi_proxied(int pe) {
-    return rshmem_state.proxy_ring != 0 && ((const unsigned char*)rshmem_state.proxy_peers)[pe] != 0;
+// Reach flags of `pe` (0 when this PE has no proxy).
+__device__ __forceinline__ unsigned rshmemi_reach(int pe) {
+    return rshmem_state.proxy_ring != 0 ? ((const unsigned char*)rshmem_state.proxy_peers)[pe] : 0u;
 }
 
+// Whether operations on `pe` go through the proxy.
+__device__ __forceinline__ bool rshmemi_proxied(int pe) { return (rshmemi_reach(pe) & RSHMEMI_REACH_PROXY) != 0; }
+
+// Word `i` of the proxy's device area.
+__device__ __forceinline__ rshmem_u64* rshmemi_pxw(int i) { return (rshmem_u64*)rshmem_state.proxy_head + i; }
+
 __device__ __forceinline__ void rshmemi_proxy_poll(rshmemi_waiter& w, const char* call, const volatile void* addr) {
-    if ((w.polls & 255u) == 0 && ((const volatile rshmem_u64*)rshmem_state.proxy_control)[1] != 1)
+    if ((w.polls & 255u) == 0 && ((const volatile rshmem_u64*)rshmem_state.proxy_control)[RSHMEMI_PXC_STATUS] != 1)
         rshmemi_fail(call, "the host proxy thread of this PE is gone or refused a request (see its stderr)", rshmem_state.my_pe, (rshmem_u64)addr, 0);
     w.tick(call, (const void*)addr);
 }
 
-// Issues one request; returns the result when `wait`, else 0.
-static __device__ __noinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, unsigned kind, int pe, const void* sym, rshmem_u64 len,
-                                                      const void* local, const void* inl, unsigned amo, rshmem_u64 operand,
-                                                      rshmem_u64 compare, bool wait) {
-    rshmem_u64 ticket = atomicAdd((rshmem_u64*)rshmem_state.proxy_head, 1ull);
+// Issues one request with `flags` (RSHMEMI_PX_WAIT, RSHMEMI_PX_REMOTE); returns the result
+// when it waits, else 0. `sym` is a symmetric address (its heap offset goes in the slot),
+// except for RSHMEMI_PX_BATCH, whose `sym` is unused. The ticket goes to `*ticket_out`.
+static __device__ __noinline__ rshmem_u64 rshmemi_proxy_post(const char* call, unsigned kind, int pe, const void* sym, rshmem_u64 len,
+                                                            const void* local, const void* inl, unsigned amo, rshmem_u64 operand,
+                                                            rshmem_u64 compare, unsigned flags, rshmem_u64* ticket_out) {
+    if (rshmem_state.proxy_ring == 0) rshmemi_fail(call, "this PE has no host proxy (not a GPU PE of rshmem's runtime?)", pe, 0, 0);
+    bool wait = (flags & RSHMEMI_PX_WAIT) != 0;
+    rshmem_u64 ticket = atomicAdd(rshmemi_pxw(RSHMEMI_PXW_HEAD), 1ull);
+    if (ticket_out) *ticket_out = ticket;
     rshmem_u64 slots = rshmem_state.proxy_slots;
     rshmem_u64 round = ticket / slots;
     volatile rshmemi_proxy_slot* s = (volatile rshmemi_proxy_slot*)rshmem_state.proxy_ring + (ticket & (slots - 1));
@@ -80,13 +125,13 @@ static __device__ __noinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, 
     }
     s->kind = kind;
     s->pe = pe;
-    s->offset = (rshmem_u64)sym - rshmem_state.heap_base;
+    s->offset = kind == RSHMEMI_PX_BATCH ? 0 : (rshmem_u64)sym - rshmem_state.heap_base;
     s->len = len;
     s->local = (rshmem_u64)local;
     s->operand = operand;
     s->compare = compare;
     s->amo = amo;
-    s->flags = wait ? RSHMEMI_PX_WAIT : 0u;
+    s->flags = flags;
     if (inl) {
         rshmem_u64 words[8];
         unsigned char* b = (unsigned char*)words;
@@ -104,6 +149,28 @@ static __device__ __noinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, 
     __threadfence_system();
     d->released = round + 1;
     return v;
+}
+
+// Issues one implicit-path request; returns the result when `wait`, else 0.
+__device__ __forceinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, unsigned kind, int pe, const void* sym, rshmem_u64 len,
+                                                         const void* local, const void* inl, unsigned amo, rshmem_u64 operand,
+                                                         rshmem_u64 compare, bool wait) {
+    return rshmemi_proxy_post(call, kind, pe, sym, len, local, inl, amo, operand, compare, wait ? RSHMEMI_PX_WAIT : 0u, 0);
+}
+
+// Waits until the proxy's control word `word` reaches `target`, with the value last seen
+// cached in device word `seen` (so a wait that is already satisfied stays on the GPU).
+__device__ __forceinline__ void rshmemi_proxy_wait_word(const char* call, int word, int seen, rshmem_u64 target) {
+    if (target == 0 || *(volatile rshmem_u64*)rshmemi_pxw(seen) >= target) {
+        __threadfence_system();
+        return;
+    }
+    const volatile rshmem_u64* w = (const volatile rshmem_u64*)rshmem_state.proxy_control + word;
+    rshmemi_waiter wt;
+    rshmem_u64 v;
+    while ((v = *w) < target) rshmemi_proxy_poll(wt, call, w);
+    atomicMax(rshmemi_pxw(seen), v);
+    __threadfence_system();
 }
 
 // Put of `n` bytes: inline when small (the source is free again at once), else from
@@ -132,14 +199,21 @@ __device__ __forceinline__ rshmem_u64 rshmemi_proxy_amo(const char* call, const 
     return rshmemi_proxy_issue(call, RSHMEMI_PX_AMO, pe, a, n, 0, 0, op, operand, compare, fetch);
 }
 
-// Completes every proxy request issued so far by this PE.
+// Completes every proxy request issued so far by this PE, of every engine (implicit
+// proxy puts, remote-engine and copy-engine requests, batches).
 __device__ __forceinline__ void rshmemi_proxy_quiet(const char* call) {
     if (rshmem_state.proxy_ring == 0) return;
-    rshmem_u64 issued = atomicAdd((rshmem_u64*)rshmem_state.proxy_head, 0ull);
-    const volatile rshmem_u64* completed = (const volatile rshmem_u64*)rshmem_state.proxy_control;
-    rshmemi_waiter w;
-    while (*completed < issued) rshmemi_proxy_poll(w, call, completed);
-    __threadfence_system();
+    rshmem_u64 issued = atomicAdd(rshmemi_pxw(RSHMEMI_PXW_HEAD), 0ull);
+    rshmemi_proxy_wait_word(call, RSHMEMI_PXC_COMPLETED, RSHMEMI_PXW_COMPLETED_SEEN, issued);
+}
+
+// What rshmem_fence adds for the proxy: requests to mapped peers through another engine
+// (copy engine, remote transport) may otherwise be overtaken by later SM stores, so the
+// fence completes them; implicit proxy requests need nothing (the proxy keeps issue order).
+__device__ __forceinline__ void rshmemi_proxy_fence(const char* call) {
+    if (rshmem_state.proxy_ring == 0) return;
+    rshmem_u64 last = *(volatile rshmem_u64*)rshmemi_pxw(RSHMEMI_PXW_LAST_EXPLICIT);
+    rshmemi_proxy_wait_word(call, RSHMEMI_PXC_COMPLETED, RSHMEMI_PXW_COMPLETED_SEEN, last);
 }
 
 // Adds `v` to the u64 at symmetric address `a` on `pe` (no result): the barrier's step.

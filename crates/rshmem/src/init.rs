@@ -11,7 +11,7 @@ use crate::bootstrap::status::Watcher;
 use crate::bootstrap::{self, Bootstrap};
 #[cfg(not(feature = "cuda"))]
 use crate::config::Device;
-use crate::config::{Config, UcxProtocol};
+use crate::config::{Config, RemoteEngine, UcxProtocol};
 use crate::ctx::Ctx;
 #[cfg(not(feature = "cuda"))]
 use crate::error::Error;
@@ -212,7 +212,7 @@ fn build(config: Config, mut boot: Box<dyn Bootstrap>, statics: Option<StaticSeg
                 hosts.mapped.clone(),
             )?;
             let local: Arc<dyn Transport> = Arc::new(LocalTransport::new(my_pe, heap.bases(), heap.stride()));
-            let transports = transport_table(&config, &watcher, &mut *boot, &heap, local, &remote, false)?;
+            let (transports, _) = transport_table(&config, &watcher, &mut *boot, &heap, local, (&remote, &remote), false)?;
             Parts {
                 heap,
                 transports,
@@ -293,31 +293,34 @@ struct Parts {
 /// The transport table: `mapped` (the local or device transport) for this host's PEs, a
 /// UCX transport for the others (`remote[pe]`): UCX RMA on host heaps, or the staged
 /// active-message protocol (always on GPU heaps, `staged`, or by `RSHMEM_UCX_PROTOCOL=am`).
+/// The UCX transport connects to the PEs of `serve` (at least those of `remote`; the GPU
+/// proxy's remote engine may want more) and is returned beside the table.
 fn transport_table(
     config: &Config,
     watcher: &Watcher,
     boot: &mut dyn Bootstrap,
     heap: &SymmetricHeap,
     mapped: Arc<dyn Transport>,
-    remote: &[bool],
+    (remote, serve): (&[bool], &[bool]),
     staged: bool,
-) -> Result<TransportTable> {
+) -> Result<(TransportTable, Option<Arc<dyn Transport>>)> {
     let n_pes = remote.len();
-    if !remote.iter().any(|&r| r) {
-        return Ok(TransportTable::uniform(n_pes, mapped));
+    if !serve.iter().any(|&r| r) {
+        return Ok((TransportTable::uniform(n_pes, mapped), None));
     }
     let base = heap.base(heap.my_pe());
     let waits = Waits { poll_window: config.ucx_poll, watcher: watcher.clone() };
     let ucx: Arc<dyn Transport> = if staged || config.ucx_protocol == UcxProtocol::Am {
-        let t = Arc::new(StagedTransport::new(boot, base, remote, waits, mapped.clone(), heap.stride())?);
+        let t = Arc::new(StagedTransport::new(boot, base, serve, waits, mapped.clone(), heap.stride())?);
         heap.set_segment_hook(boot, t.clone())?;
         t
     } else {
-        let t = Arc::new(UcxTransport::new(boot, base, remote, waits)?);
+        let t = Arc::new(UcxTransport::new(boot, base, serve, waits)?);
         heap.set_segment_hook(boot, t.clone())?;
         t
     };
-    Ok(TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { mapped.clone() }).collect()))
+    let table = TransportTable::new((0..n_pes).map(|pe| if remote[pe] { ucx.clone() } else { mapped.clone() }).collect());
+    Ok((table, Some(ucx)))
 }
 
 /// This PE's GPU, when `RSHMEM_DEVICE` and the machine give it one.
@@ -381,13 +384,17 @@ fn gpu_parts(
     let mapped: Arc<dyn Transport> = Arc::new(DeviceTransport::new(host, heap.bases(), g.clone(), sys.size));
     // Peers of other hosts (and every peer under RSHMEM_TRANSPORT=ucx) go through the
     // staged UCX protocol, and the device API's operations on them through this PE's
-    // host proxy.
+    // host proxy. The proxy runs on every GPU PE: it also carries out the device API's
+    // copy-engine and remote-engine requests (rshmem_device_engines.cuh), the latter over
+    // the same UCX transport, which RSHMEM_REMOTE_ENGINE=ucx connects to every peer.
     let remote = hosts.remote(my_pe);
-    let area = if remote.iter().any(|&r| r) { Some(heap.alloc(boot, "init", proxy::device_area_size(n_pes), 256)? as u64) } else { None };
-    let transports = transport_table(config, watcher, boot, &heap, mapped, &remote, true)?;
-    let proxy = match area {
-        Some(area) => Some(proxy::Proxy::start(g.clone(), transports.clone(), &remote, area, sys.size)?),
-        None => None,
+    let serve: Vec<bool> = match config.remote_engine {
+        RemoteEngine::Auto => remote.clone(),
+        RemoteEngine::Ucx => (0..n_pes).map(|pe| pe != my_pe).collect(),
     };
-    Ok(Parts { heap, transports, gpu: Some(g), proxy })
+    let area = heap.alloc(boot, "init", proxy::device_area_size(n_pes), 256)? as u64;
+    let (transports, ucx) = transport_table(config, watcher, boot, &heap, mapped, (&remote, &serve), true)?;
+    let engine = ucx.map(|t| (t, serve));
+    let proxy = proxy::Proxy::start(g.clone(), transports.clone(), &remote, engine, area, sys.size)?;
+    Ok(Parts { heap, transports, gpu: Some(g), proxy: Some(proxy) })
 }

@@ -66,6 +66,8 @@ pub use ctx::Ctx;
 pub use error::{Error, Result};
 pub use heap::StaticSegment;
 pub use init::{init, init_with, local_pes, run_local_pes, run_pes, run_pes_with, InitOptions};
+#[cfg(feature = "cuda")]
+pub use ops::engines::Engine;
 pub use ops::p2p::WaitMode;
 pub use ops::signal::SignalOp;
 pub use runtime::context::CtxOptions;

@@ -49,6 +49,21 @@ impl Choice for UcxProtocol {
     const CHOICES: &'static [(&'static str, Self)] = &[("rma", UcxProtocol::Rma), ("am", UcxProtocol::Am)];
 }
 
+/// `RSHMEM_REMOTE_ENGINE`: what the device API's remote engine (`rshmemx_remote_*`) reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RemoteEngine {
+    /// The peers that already have a remote transport (other hosts; every peer under
+    /// `RSHMEM_TRANSPORT=ucx`).
+    #[default]
+    Auto,
+    /// Every peer: GPU PEs connect the staged UCX transport to mapped peers too.
+    Ucx,
+}
+
+impl Choice for RemoteEngine {
+    const CHOICES: &'static [(&'static str, Self)] = &[("auto", RemoteEngine::Auto), ("ucx", RemoteEngine::Ucx)];
+}
+
 /// `RSHMEM_GPU_COLL_PROTO`: the protocol of GPU collectives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum GpuProto {

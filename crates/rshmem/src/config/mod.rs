@@ -11,7 +11,7 @@ pub mod choices;
 pub mod coll_algo;
 pub mod kinds;
 
-pub use choices::{Device, GpuProto, LogColor, TransportMode, UcxProtocol};
+pub use choices::{Device, GpuProto, LogColor, RemoteEngine, TransportMode, UcxProtocol};
 pub use coll_algo::Forced;
 pub use kinds::{parse_size, Choice};
 
@@ -115,6 +115,8 @@ config_table! {
         "how host heaps use UCX: `rma` (UCX put/get/atomics on registered memory) or `am` (active messages carried out by the target's progress thread: the staged protocol GPU heaps always use, since the UCX builds here cannot touch GPU memory)";
     ucx_poll: Duration = kinds::micros(), "RSHMEM_UCX_POLL_US", User, default "50",
         "microseconds a UCX worker keeps polling after its last event (the progress thread) or while a request is young (a thread waiting for it) before it sleeps on the worker's event descriptor until traffic arrives (0: sleep at once)";
+    remote_engine: RemoteEngine = kinds::choice::<RemoteEngine>(), "RSHMEM_REMOTE_ENGINE", User, default "auto",
+        "which peers the device API's remote engine (`rshmemx_remote_*`: always through the host proxy and UCX) reaches: `auto` (peers that have a UCX transport anyway: other hosts, or every peer under `RSHMEM_TRANSPORT=ucx`), `ucx` (every peer: GPU PEs also connect the staged UCX transport to mapped peers; needs libucp.so.0). Elsewhere a remote-engine call stops the kernel with a message naming the call and the PE";
     device: Device = kinds::choice::<Device>(), "RSHMEM_DEVICE", User, default "auto",
         "`auto`: GPU PEs when a CUDA driver and a GPU are present, else CPU PEs (for OpenSHMEM C programs `auto` means `cpu`); `cpu`; `gpu` (fails without one)";
     device_debug: bool = kinds::flag(), "RSHMEM_DEVICE_DEBUG", User, default "0" shown "0 (1 in debug builds)",

@@ -340,6 +340,33 @@ impl Cuda {
         self.sync_copy()
     }
 
+    /// Asynchronous 2-D device-to-device (or peer-mapped) copy on a stream: `rows` rows of
+    /// `width` bytes, row i from `src + i * src_pitch` to `dst + i * dst_pitch`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn copy2d_async(
+        &self,
+        dst: DevPtr,
+        dst_pitch: usize,
+        src: DevPtr,
+        src_pitch: usize,
+        width: usize,
+        rows: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        // SAFETY: a plain-data descriptor; every field the copy reads is set below.
+        let mut d: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+        d.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        d.srcDevice = src;
+        d.srcPitch = src_pitch;
+        d.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        d.dstDevice = dst;
+        d.dstPitch = dst_pitch;
+        d.WidthInBytes = width;
+        d.Height = rows;
+        // SAFETY: both ranges are mapped device memory in this context's address space.
+        check(unsafe { sys::cuMemcpy2DAsync_v2(&d, stream.raw) }, "cuMemcpy2DAsync", self.pe)
+    }
+
     /// Asynchronous device-to-device (or peer-mapped) copy on a stream.
     pub fn copy_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
         // SAFETY: both ranges are mapped device memory in this context's address space.
@@ -808,5 +835,47 @@ impl Drop for Timer {
             let _ = sys::cuEventDestroy_v2(self.start);
             let _ = sys::cuEventDestroy_v2(self.stop);
         }
+    }
+}
+
+/// An event without timing, for completion checks (the proxy's copy-engine copies).
+#[derive(Debug)]
+pub struct Event {
+    raw: sys::CUevent,
+    pe: usize,
+}
+// SAFETY: event handles are usable from any thread with the context current.
+unsafe impl Send for Event {}
+
+impl Event {
+    /// A fresh event of the current context.
+    pub fn new(pe: usize) -> Result<Event> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: out pointer to a local.
+        check(unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }, "cuEventCreate", pe)?;
+        Ok(Event { raw: e, pe })
+    }
+
+    /// Records the event at the current end of `s`'s work.
+    pub fn record(&self, s: &Stream) -> Result<()> {
+        // SAFETY: live event and stream.
+        check(unsafe { sys::cuEventRecord(self.raw, s.raw) }, "cuEventRecord", self.pe)
+    }
+
+    /// Whether the work before the record is done (without waiting).
+    pub fn done(&self) -> Result<bool> {
+        // SAFETY: live event.
+        let r = unsafe { sys::cuEventQuery(self.raw) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        check(r, "cuEventQuery", self.pe).map(|_| true)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created in new, dropped once.
+        let _ = unsafe { sys::cuEventDestroy_v2(self.raw) };
     }
 }

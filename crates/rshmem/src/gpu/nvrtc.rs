@@ -16,6 +16,7 @@ pub const DEVICE_HEADERS: &[(&str, &str)] = &[
     ("rshmem_device_proxy.cuh", include_str!("../../device/rshmem_device_proxy.cuh")),
     ("rshmem_device_coll.cuh", include_str!("../../device/rshmem_device_coll.cuh")),
     ("rshmem_device_typed.cuh", include_str!("../../device/rshmem_device_typed.cuh")),
+    ("rshmem_device_engines.cuh", include_str!("../../device/rshmem_device_engines.cuh")),
     ("rshmem_moe.cuh", include_str!("../../device/rshmem_moe.cuh")),
 ];
 

@@ -4,6 +4,8 @@
 pub mod alloc;
 pub mod amo;
 pub mod context;
+#[cfg(feature = "cuda")]
+pub mod engines;
 pub mod lock;
 #[cfg(feature = "cuda")]
 pub mod on_stream;

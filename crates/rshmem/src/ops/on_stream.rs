@@ -12,12 +12,14 @@ use crate::sym::Sym;
 use crate::types::{Cmp, SymType};
 
 impl Ctx {
-    fn gpu_or_err(&self, call: &'static str) -> Result<&std::sync::Arc<crate::gpu::Gpu>> {
+    /// This PE's GPU, or an error naming `call` on a CPU PE.
+    pub(crate) fn gpu_or_err(&self, call: &'static str) -> Result<&std::sync::Arc<crate::gpu::Gpu>> {
         self.gpu().ok_or(Error::Unsupported { call, detail: "this PE has no GPU heap (stream-ordered calls need GPU PEs)".into() })
     }
 
     /// Enqueues on `stream` a copy of `nelems` elements from this PE's `src[src_index..]`
-    /// to `dest[dest_index..]` on `pe` (copy engine, through the peer mapping).
+    /// to `dest[dest_index..]` on `pe` (copy engine, through the peer mapping: `pe` must be
+    /// mapped, see [`Ctx::engine_reaches`]; [`Ctx::get_on_stream`] is the other direction).
     pub fn put_on_stream<T: SymType>(
         &self,
         dest: &Sym<T>,
@@ -28,10 +30,7 @@ impl Ctx {
         pe: usize,
         stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "put_on_stream";
-        let n = nelems * std::mem::size_of::<T>();
-        self.remote(CALL, "source", src.addr_of(src_index), n, self.my_pe())?;
-        self.putmem_on_stream(dest.addr_of(dest_index), src.addr_of(src_index) as u64, n, pe, stream)
+        self.copy_engine_on_stream("put_on_stream", true, (dest, dest_index), (src, src_index), nelems, pe, stream)
     }
 
     /// Enqueues on `stream` a copy of `bytes` bytes from `source`, any memory of this
@@ -41,7 +40,7 @@ impl Ctx {
         const CALL: &str = "putmem_on_stream";
         let g = self.gpu_or_err(CALL)?;
         self.remote(CALL, "dest", dest, bytes, pe)?;
-        self.mapped_peer(CALL, pe)?;
+        self.check_copy_engine(CALL, pe)?;
         if bytes == 0 {
             return Ok(());
         }
@@ -55,7 +54,7 @@ impl Ctx {
         const CALL: &str = "getmem_on_stream";
         let g = self.gpu_or_err(CALL)?;
         self.remote(CALL, "source", source, bytes, pe)?;
-        self.mapped_peer(CALL, pe)?;
+        self.check_copy_engine(CALL, pe)?;
         if bytes == 0 {
             return Ok(());
         }
@@ -71,7 +70,7 @@ impl Ctx {
         let g = self.gpu_or_err(CALL)?;
         let width = value.len();
         self.remote_word(CALL, "dest", dest, width.max(1), "element", pe)?;
-        self.mapped_peer(CALL, pe)?;
+        self.check_copy_engine(CALL, pe)?;
         let at = g.peer_address(dest as u64, pe);
         g.cuda.bind()?;
         match *value {
@@ -88,17 +87,6 @@ impl Ctx {
         }
     }
 
-    /// An error unless this PE maps `pe`'s heap (the copy-engine calls reach peers
-    /// through the mapping; peers of other hosts are not served on stream yet).
-    fn mapped_peer(&self, call: &'static str, pe: usize) -> Result<()> {
-        if self.rt.proxy.as_ref().is_some_and(|p| p.serves(pe)) {
-            return Err(Error::Unsupported {
-                call,
-                detail: format!("PE {pe} is on another host: stream-ordered RMA reaches PEs of this host only"),
-            });
-        }
-        Ok(())
-    }
 
     /// The symmetric allocation of `len` elements at `addr` of this PE's heap, for callers
     /// that hold addresses (the C ABI): an error naming `call` and `arg` unless the range

@@ -11,14 +11,24 @@
 //! quiets the transports and publishes how many requests are complete, which is what the
 //! device's quiet waits for.
 //!
+//! Engine-explicit requests (`rshmem_device_engines.cuh`) share the ring: remote-engine
+//! puts, gets and atomics (flag `FLAG_REMOTE`) go over the remote transport even to mapped
+//! peers; copy-engine copies (`KIND_CE_*`) are issued with `cuMemcpyAsync` on the proxy's
+//! own stream between mapped device addresses, each followed by an event; a batch
+//! (`KIND_BATCH`) points at several such requests in device memory. A ticket counts as
+//! complete (control word 0) once the transports have been quieted after it and every
+//! copy-engine copy of it and before it has fired its event; control word 2 says up to
+//! which ticket the copy-engine copies are complete.
+//!
 //! A request the proxy cannot carry out (out of range, a failed copy, a transport error)
 //! ends the proxy with a message on stderr and status 2 in the control words: every
 //! device wait on the proxy then traps with a message instead of hanging.
 
-use super::{AmoOp, TransportTable};
+use super::{AmoOp, Transport, TransportTable};
 use crate::error::{Error, Result};
-use crate::gpu::cuda::{DevPtr, PinnedHost};
+use crate::gpu::cuda::{DevPtr, Event, PinnedHost, Stream};
 use crate::gpu::Gpu;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -28,10 +38,11 @@ use std::time::{Duration, Instant};
 pub const SLOTS: usize = 1024;
 /// The pinned staging buffer's size: larger transfers go in pieces of this size.
 pub const STAGING: usize = 1 << 20;
-/// Bytes of device memory the proxy needs in the heap: the ticket counter, then one byte
-/// per PE (through the proxy or not), rounded up.
+/// Bytes of device memory the proxy needs in the heap: the ticket counter and the engines'
+/// bookkeeping words (`RSHMEMI_PXW_*`), one reach byte per PE, then one u64 per PE (the
+/// last remote-engine ticket to it), each part rounded up to 256 bytes.
 pub fn device_area_size(n_pes: usize) -> usize {
-    256 + crate::heap::align_up(n_pes, 256)
+    256 + crate::heap::align_up(n_pes, 256) + crate::heap::align_up(8 * n_pes, 256)
 }
 /// The proxy quiets and reports completion at least this often while busy.
 pub const QUIET_EVERY: u64 = 256;
@@ -39,8 +50,20 @@ pub const QUIET_EVERY: u64 = 256;
 const KIND_PUT: u32 = 1;
 const KIND_GET: u32 = 2;
 const KIND_AMO: u32 = 3;
+const KIND_CE_PUT: u32 = 4;
+const KIND_CE_GET: u32 = 5;
+const KIND_BATCH: u32 = 6;
+const KIND_CE_PUT2D: u32 = 7;
+const KIND_CE_GET2D: u32 = 8;
 const FLAG_WAIT: u32 = 1;
+const FLAG_REMOTE: u32 = 2;
 const INLINE: usize = 64;
+/// Reach flags of a PE (`RSHMEMI_REACH_*`).
+const REACH_PROXY: u8 = 1;
+const REACH_REMOTE: u8 = 2;
+const REACH_CE: u8 = 4;
+/// The most entries one batch may carry.
+pub const MAX_BATCH: usize = 1 << 16;
 
 /// Must match `rshmemi_proxy_slot` in `rshmem_device_proxy.cuh`.
 #[repr(C)]
@@ -69,11 +92,23 @@ struct Done {
     pad: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<Slot>() == 128 && std::mem::size_of::<Done>() == 32);
+/// One request of a batch; must match `rshmemx_batch_entry` in `rshmem_device_engines.cuh`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct BatchEntry {
+    kind: u32,
+    pe: i32,
+    offset: u64,
+    local: u64,
+    len: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 128 && std::mem::size_of::<Done>() == 32 && std::mem::size_of::<BatchEntry>() == 32);
 
 /// Control word indices.
 const CTRL_COMPLETED: usize = 0;
 const CTRL_STATUS: usize = 1;
+const CTRL_CE_DONE_UPTO: usize = 2;
 const STATUS_RUNNING: u64 = 1;
 const STATUS_GONE: u64 = 2;
 
@@ -83,8 +118,14 @@ struct Inner {
     done: PinnedHost,
     control: PinnedHost,
     transports: TransportTable,
+    /// The transport of remote-engine requests (reaching the PEs of `reach_remote`), if any.
+    remote: Option<Arc<dyn Transport>>,
+    /// Every transport a completion quiets (the table's and the remote engine's).
+    quiet_set: Vec<Arc<dyn Transport>>,
     /// Per PE: reached through this proxy.
     through: Vec<bool>,
+    /// Per PE: reachable by remote-engine requests.
+    reach_remote: Vec<bool>,
     my_pe: usize,
     n_pes: usize,
     /// Transport offset of the device heap's first byte (the host runtime area's size).
@@ -109,10 +150,18 @@ impl std::fmt::Debug for Proxy {
 }
 
 impl Proxy {
-    /// Sets up the ring, tells the device which PEs (`through[pe]`) go through it, and
-    /// starts the thread. `device_area` is [`device_area_size`] bytes of this PE's device
-    /// heap; `host_offset` is the transport offset of the device heap's first byte.
-    pub fn start(gpu: Arc<Gpu>, transports: TransportTable, through: &[bool], device_area: DevPtr, host_offset: usize) -> Result<Proxy> {
+    /// Sets up the ring, tells the device which PEs (`through[pe]`) go through it and which
+    /// the remote engine reaches (through `remote`, the PEs it serves), and starts the
+    /// thread. `device_area` is [`device_area_size`] bytes of this PE's device heap;
+    /// `host_offset` is the transport offset of the device heap's first byte.
+    pub fn start(
+        gpu: Arc<Gpu>,
+        transports: TransportTable,
+        through: &[bool],
+        remote: Option<(Arc<dyn Transport>, Vec<bool>)>,
+        device_area: DevPtr,
+        host_offset: usize,
+    ) -> Result<Proxy> {
         let cuda = gpu.cuda.clone();
         cuda.bind()?;
         let my_pe = cuda.pe();
@@ -120,7 +169,27 @@ impl Proxy {
         let ring = cuda.pinned_host(SLOTS * std::mem::size_of::<Slot>())?;
         let done = cuda.pinned_host(SLOTS * std::mem::size_of::<Done>())?;
         let control = cuda.pinned_host(64)?;
-        let flags: Vec<u8> = through.iter().enumerate().map(|(pe, &t)| u8::from(t && pe != my_pe)).collect();
+        let reach_remote: Vec<bool> = match &remote {
+            Some((_, serves)) => (0..n_pes).map(|pe| pe != my_pe && serves.get(pe).copied().unwrap_or(false)).collect(),
+            None => vec![false; n_pes],
+        };
+        let flags: Vec<u8> = (0..n_pes)
+            .map(|pe| {
+                let through = through[pe] && pe != my_pe;
+                let mut f = if through { REACH_PROXY } else { REACH_CE };
+                if reach_remote[pe] {
+                    f |= REACH_REMOTE;
+                }
+                f
+            })
+            .collect();
+        let remote = remote.map(|(t, _)| t);
+        let mut quiet_set = transports.distinct();
+        if let Some(r) = &remote {
+            if !quiet_set.iter().any(|t| Arc::ptr_eq(t, r)) {
+                quiet_set.push(r.clone());
+            }
+        }
         cuda.zero(device_area, device_area_size(n_pes))?;
         cuda.htod(device_area + 256, &flags)?;
         let span = gpu.heap.stride();
@@ -130,7 +199,10 @@ impl Proxy {
             done,
             control,
             transports,
-            through: flags.iter().map(|&f| f == 1).collect(),
+            remote,
+            quiet_set,
+            through: flags.iter().map(|&f| f & REACH_PROXY != 0).collect(),
+            reach_remote,
             my_pe,
             n_pes,
             host_offset,
@@ -153,13 +225,23 @@ impl Proxy {
             .name(format!("rshmem-gpu-proxy-pe{my_pe}"))
             .spawn(move || t.run())
             .map_err(|e| Error::os("start the GPU proxy thread", e))?;
-        tracing::debug!(pe = my_pe, "GPU proxy up for {} peers", flags.iter().filter(|&&f| f == 1).count());
+        tracing::debug!(
+            pe = my_pe,
+            "GPU proxy up: {} peers through it, {} reachable by the remote engine",
+            flags.iter().filter(|&&f| f & REACH_PROXY != 0).count(),
+            flags.iter().filter(|&&f| f & REACH_REMOTE != 0).count()
+        );
         Ok(Proxy { inner, thread: Mutex::new(Some(handle)) })
     }
 
     /// Whether the device API reaches `pe` through this proxy.
     pub fn serves(&self, pe: usize) -> bool {
         self.inner.through.get(pe).copied().unwrap_or(false)
+    }
+
+    /// Whether remote-engine requests reach `pe`.
+    pub fn reaches_remote(&self, pe: usize) -> bool {
+        self.inner.reach_remote.get(pe).copied().unwrap_or(false)
     }
 
     /// Carries out what is in the ring, completes it, and ends the thread. Idempotent.
@@ -225,34 +307,46 @@ impl Inner {
     /// The loop: take tickets in order, carry them out, complete after each burst.
     fn serve(&self) -> std::result::Result<(), String> {
         let mut staging = self.gpu.cuda.pinned_host(STAGING).map_err(|e| format!("no pinned staging buffer: {e}"))?;
-        let staging = staging.as_mut_slice();
+        let stream = self.gpu.cuda.stream().map_err(|e| format!("no stream for copy-engine copies: {e}"))?;
+        let mut w = Work { staging: staging.as_mut_slice(), ce: CopyQueue { stream, in_flight: VecDeque::new(), spare: Vec::new() } };
         let mut next = 0u64;
         let mut pending = 0u64;
+        let mut marks = Marks::default();
         let mut idle_since: Option<Instant> = None;
         loop {
             let idx = (next as usize) & (SLOTS - 1);
             if self.slot_ready(idx).load(Ordering::Acquire) == next + 1 {
-                self.carry_out(next, idx, staging)?;
+                self.carry_out(next, idx, &mut w)?;
                 next += 1;
                 pending += 1;
                 self.carried.store(next, Ordering::Relaxed);
                 if pending >= QUIET_EVERY {
-                    self.complete(next)?;
+                    self.complete(next, &mut marks, &w.ce)?;
                     pending = 0;
+                }
+                if w.ce.retire()? {
+                    self.publish(next, &marks, &w.ce);
                 }
                 idle_since = None;
                 continue;
             }
             if pending > 0 {
-                self.complete(next)?;
+                self.complete(next, &mut marks, &w.ce)?;
                 pending = 0;
             }
+            if w.ce.retire()? {
+                self.publish(next, &marks, &w.ce);
+            }
             if self.stop.load(Ordering::Acquire) {
+                w.ce.stream.synchronize().map_err(|e| format!("copy-engine copies at stop: {e}"))?;
+                w.ce.retire()?;
+                self.publish(next, &marks, &w.ce);
                 return Ok(());
             }
-            // Spin briefly after activity (requests come in bursts), then nap.
+            // Spin briefly after activity (requests come in bursts) and while copies are
+            // in flight, then nap.
             let since = *idle_since.get_or_insert_with(Instant::now);
-            if since.elapsed() < Duration::from_micros(50) {
+            if !w.ce.in_flight.is_empty() || since.elapsed() < Duration::from_micros(50) {
                 std::hint::spin_loop();
             } else {
                 std::thread::sleep(Duration::from_micros(20));
@@ -260,27 +354,150 @@ impl Inner {
         }
     }
 
-    /// Quiets every transport, then reports `next` requests complete.
-    fn complete(&self, next: u64) -> std::result::Result<(), String> {
-        for t in self.transports.distinct() {
+    /// Quiets every transport, then reports the requests before `next` complete (as far
+    /// as the copy engine's copies allow).
+    fn complete(&self, next: u64, marks: &mut Marks, ce: &CopyQueue) -> std::result::Result<(), String> {
+        for t in &self.quiet_set {
             t.quiet(None).map_err(|e| format!("quiet after request {next}: {e}"))?;
         }
-        self.control_word(CTRL_COMPLETED).store(next, Ordering::Release);
+        marks.quiet_upto = next;
+        self.publish(next, marks, ce);
         Ok(())
     }
 
-    fn carry_out(&self, ticket: u64, idx: usize, staging: &mut [u8]) -> std::result::Result<(), String> {
-        let s = self.read_slot(idx);
-        let round = ticket / SLOTS as u64;
-        let what = || format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset);
-        let pe = usize::try_from(s.pe).ok().filter(|&p| p < self.n_pes).ok_or_else(|| format!("{}: no such PE", what()))?;
-        let (offset, len) = (s.offset as usize, s.len as usize);
-        if offset.checked_add(len).is_none_or(|end| end > self.span) {
-            return Err(format!("{}: outside the symmetric heap", what()));
+    /// Publishes completion: every ticket below the first copy still in flight, and below
+    /// the transports' last quiet, is complete; copy-engine copies are complete below the
+    /// first in flight (all taken so far, `next`, when none is).
+    fn publish(&self, next: u64, marks: &Marks, ce: &CopyQueue) {
+        let first = ce.in_flight.front().map(|(t, _)| *t);
+        let completed = first.map_or(marks.quiet_upto, |f| f.min(marks.quiet_upto));
+        self.control_word(CTRL_CE_DONE_UPTO).store(first.unwrap_or(next), Ordering::Release);
+        self.control_word(CTRL_COMPLETED).store(completed, Ordering::Release);
+    }
+
+    /// The transport of a request: the remote engine's when `remote`, else the table's.
+    fn transport_for(&self, pe: usize, remote: bool) -> std::result::Result<&dyn Transport, String> {
+        if !remote {
+            return Ok(self.transports.to(pe));
         }
-        let t = self.transports.to(pe);
-        let at = self.host_offset + offset;
+        match &self.remote {
+            Some(t) if self.reach_remote[pe] => Ok(&**t),
+            _ => Err(format!("no remote transport reaches PE {pe} (RSHMEM_REMOTE_ENGINE=ucx builds one to every peer)")),
+        }
+    }
+
+    /// A bulk put (`put`) or get of `len` bytes between device memory at `local` and
+    /// transport offset `at` on `pe`, staged through host memory in pieces.
+    fn staged_rma(&self, t: &dyn Transport, put: bool, pe: usize, at: usize, local: u64, len: usize, staging: &mut [u8]) -> Result<()> {
         let cuda = &self.gpu.cuda;
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(STAGING);
+            let buf = &mut staging[..n];
+            if put {
+                cuda.dtoh(buf, local + done as u64)?;
+                t.put(pe, at + done, buf)?;
+            } else {
+                t.get(pe, at + done, buf)?;
+                cuda.htod(local + done as u64, buf)?;
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Issues a copy-engine copy (`put`: local to `pe`, else `pe` to local) of ticket
+    /// `ticket`; its event is recorded by the caller ([`CopyQueue::mark`]).
+    fn ce_copy(&self, ce: &CopyQueue, put: bool, pe: usize, offset: usize, local: u64, len: usize) -> Result<()> {
+        let peer = self.gpu.heap.base(pe) + offset as u64;
+        let (dst, src) = if put { (peer, local) } else { (local, peer) };
+        self.gpu.cuda.copy_async(dst, src, len, &ce.stream)
+    }
+
+    /// Checks a request's PE and heap range.
+    fn target(&self, pe: i32, offset: u64, len: u64) -> std::result::Result<(usize, usize, usize), String> {
+        let pe = usize::try_from(pe).ok().filter(|&p| p < self.n_pes).ok_or("no such PE")?;
+        let (offset, len) = (offset as usize, len as usize);
+        if offset.checked_add(len).is_none_or(|end| end > self.span) {
+            return Err("outside the symmetric heap".into());
+        }
+        Ok((pe, offset, len))
+    }
+
+    /// Carries out a batch of `count` entries at device address `entries`; answers the
+    /// waiting thread once they are read (its storage is then free).
+    fn carry_out_batch(&self, ticket: u64, idx: usize, s: &Slot, w: &mut Work) -> std::result::Result<(), String> {
+        let count = s.len as usize;
+        if count == 0 || count > MAX_BATCH {
+            return Err(format!("batch of ticket {ticket}: {count} entries (1 to {MAX_BATCH} allowed)"));
+        }
+        let mut raw = vec![0u8; count * std::mem::size_of::<BatchEntry>()];
+        self.gpu.cuda.dtoh(&mut raw, s.local).map_err(|e| format!("batch of ticket {ticket}: reading its entries: {e}"))?;
+        let entries: Vec<BatchEntry> = raw
+            .chunks_exact(std::mem::size_of::<BatchEntry>())
+            .map(|c| {
+                let word = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().expect("8 bytes"));
+                BatchEntry {
+                    kind: u32::from_le_bytes(c[0..4].try_into().expect("4 bytes")),
+                    pe: i32::from_le_bytes(c[4..8].try_into().expect("4 bytes")),
+                    offset: word(8),
+                    local: word(16),
+                    len: word(24),
+                }
+            })
+            .collect();
+        self.answer(ticket, idx, s.flags, 0);
+        let mut copies = false;
+        for (i, e) in entries.iter().enumerate() {
+            let what = || {
+                format!(
+                    "batch of ticket {ticket}, entry {i} (kind {}, PE {}, {} bytes at heap offset {:#x})",
+                    e.kind, e.pe, e.len, e.offset
+                )
+            };
+            let (pe, offset, len) = self.target(e.pe, e.offset, e.len).map_err(|m| format!("{}: {m}", what()))?;
+            match e.kind {
+                KIND_PUT | KIND_GET => {
+                    let t = self.transport_for(pe, true).map_err(|m| format!("{}: {m}", what()))?;
+                    self.staged_rma(t, e.kind == KIND_PUT, pe, self.host_offset + offset, e.local, len, w.staging)
+                        .map_err(|err| format!("{}: {err}", what()))?;
+                }
+                KIND_CE_PUT | KIND_CE_GET => {
+                    if self.through[pe] {
+                        return Err(format!("{}: the copy engine reaches mapped peers only", what()));
+                    }
+                    self.ce_copy(&w.ce, e.kind == KIND_CE_PUT, pe, offset, e.local, len).map_err(|err| format!("{}: {err}", what()))?;
+                    copies = true;
+                }
+                k => return Err(format!("{}: unknown kind {k} in a batch", what())),
+            }
+        }
+        if copies {
+            w.ce.mark(ticket, self.my_pe).map_err(|e| format!("batch of ticket {ticket}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Answers a request: its value to a waiting thread, or the slot released.
+    fn answer(&self, ticket: u64, idx: usize, flags: u32, value: u64) {
+        let round = ticket / SLOTS as u64;
+        if flags & FLAG_WAIT != 0 {
+            self.done_word(idx, 1).store(value, Ordering::Relaxed);
+            self.done_word(idx, 0).store(ticket + 1, Ordering::Release);
+        } else {
+            self.done_word(idx, 2).store(round + 1, Ordering::Release);
+        }
+    }
+
+    fn carry_out(&self, ticket: u64, idx: usize, w: &mut Work) -> std::result::Result<(), String> {
+        let s = self.read_slot(idx);
+        if s.kind == KIND_BATCH {
+            return self.carry_out_batch(ticket, idx, &s, w);
+        }
+        let what = || format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset);
+        let (pe, offset, len) = self.target(s.pe, s.offset, s.len).map_err(|m| format!("{}: {m}", what()))?;
+        let t = self.transport_for(pe, s.flags & FLAG_REMOTE != 0).map_err(|m| format!("{}: {m}", what()))?;
+        let at = self.host_offset + offset;
         let moved = |e: Error| format!("{}: {e}", what());
         let value = match s.kind {
             KIND_PUT if s.local == 0 => {
@@ -292,15 +509,7 @@ impl Inner {
                 0
             }
             KIND_PUT => {
-                let mut done = 0;
-                while done < len {
-                    let n = (len - done).min(STAGING);
-                    let buf = &mut staging[..n];
-                    cuda.dtoh(buf, s.local + done as u64)
-                        .map_err(|e| format!("{}: copy of the source out of device memory: {e}", what()))?;
-                    t.put(pe, at + done, buf).map_err(moved)?;
-                    done += n;
-                }
+                self.staged_rma(t, true, pe, at, s.local, len, w.staging).map_err(moved)?;
                 0
             }
             KIND_GET if s.local == 0 => {
@@ -312,14 +521,7 @@ impl Inner {
                 u64::from_le_bytes(b)
             }
             KIND_GET => {
-                let mut done = 0;
-                while done < len {
-                    let n = (len - done).min(STAGING);
-                    let buf = &mut staging[..n];
-                    t.get(pe, at + done, buf).map_err(moved)?;
-                    cuda.htod(s.local + done as u64, buf).map_err(|e| format!("{}: copy into device memory: {e}", what()))?;
-                    done += n;
-                }
+                self.staged_rma(t, false, pe, at, s.local, len, w.staging).map_err(moved)?;
                 0
             }
             KIND_AMO => {
@@ -329,15 +531,81 @@ impl Inner {
                 }
                 t.amo(pe, at, len, op, s.operand, s.compare).map_err(moved)?
             }
+            KIND_CE_PUT | KIND_CE_GET => {
+                if self.through[pe] {
+                    return Err(format!("{}: the copy engine reaches mapped peers only", what()));
+                }
+                self.ce_copy(&w.ce, s.kind == KIND_CE_PUT, pe, offset, s.local, len).map_err(moved)?;
+                w.ce.mark(ticket, self.my_pe).map_err(moved)?;
+                0
+            }
+            KIND_CE_PUT2D | KIND_CE_GET2D => {
+                // len: row bytes; operand: rows; compare: destination pitch << 32 | source pitch.
+                let put = s.kind == KIND_CE_PUT2D;
+                let (rows, dp, sp) = (s.operand as usize, (s.compare >> 32) as usize, (s.compare & 0xffff_ffff) as usize);
+                let pitch = if put { dp } else { sp };
+                let extent = rows.checked_sub(1).and_then(|r| r.checked_mul(pitch)).and_then(|e| e.checked_add(len));
+                if self.through[pe] || rows == 0 || extent.is_none_or(|e| offset + e > self.span) {
+                    return Err(format!("{}: a 2-D copy of {rows} rows (pitches {dp}/{sp}) outside the mapped heap", what()));
+                }
+                let peer = self.gpu.heap.base(pe) + offset as u64;
+                let (dst, src) = if put { (peer, s.local) } else { (s.local, peer) };
+                self.gpu.cuda.copy2d_async(dst, dp, src, sp, len, rows, &w.ce.stream).map_err(moved)?;
+                w.ce.mark(ticket, self.my_pe).map_err(moved)?;
+                0
+            }
             k => return Err(format!("{}: unknown kind {k}", what())),
         };
-        if s.flags & FLAG_WAIT != 0 {
-            self.done_word(idx, 1).store(value, Ordering::Relaxed);
-            self.done_word(idx, 0).store(ticket + 1, Ordering::Release);
-        } else {
-            self.done_word(idx, 2).store(round + 1, Ordering::Release);
-        }
+        self.answer(ticket, idx, s.flags, value);
         Ok(())
+    }
+}
+
+/// What the proxy loop owns: the staging buffer and the copy engine's queue.
+struct Work<'a> {
+    staging: &'a mut [u8],
+    ce: CopyQueue,
+}
+
+/// Completion marks of the loop.
+#[derive(Debug, Default)]
+struct Marks {
+    /// Tickets below this were followed by a quiet of every transport.
+    quiet_upto: u64,
+}
+
+/// The copy engine's stream and its copies in flight: (ticket, event recorded after it),
+/// in ticket order; fired events are kept for reuse.
+struct CopyQueue {
+    stream: Stream,
+    in_flight: VecDeque<(u64, Event)>,
+    spare: Vec<Event>,
+}
+
+impl CopyQueue {
+    /// Records an event after the copies of `ticket` issued so far.
+    fn mark(&mut self, ticket: u64, pe: usize) -> Result<()> {
+        let ev = match self.spare.pop() {
+            Some(e) => e,
+            None => Event::new(pe)?,
+        };
+        ev.record(&self.stream)?;
+        self.in_flight.push_back((ticket, ev));
+        Ok(())
+    }
+
+    /// Drops the copies whose events fired; whether any did.
+    fn retire(&mut self) -> std::result::Result<bool, String> {
+        let mut any = false;
+        while let Some((t, ev)) = self.in_flight.front() {
+            if !ev.done().map_err(|e| format!("copy-engine copy of request {t}: {e}"))? {
+                break;
+            }
+            let (_, ev) = self.in_flight.pop_front().expect("front exists");
+            self.spare.push(ev);
+            any = true;
+        }
+        Ok(any)
     }
 }
 
@@ -355,10 +623,28 @@ mod tests {
         assert!(SLOTS.is_power_of_two());
         let hdr = include_str!("../../device/rshmem_device_proxy.cuh");
         assert!(hdr.contains("#define RSHMEMI_PX_INLINE 64u") && INLINE == 64);
-        assert!(
-            hdr.contains("#define RSHMEMI_PX_PUT 1u")
-                && hdr.contains("#define RSHMEMI_PX_GET 2u")
-                && hdr.contains("#define RSHMEMI_PX_AMO 3u")
-        );
+        for (name, v) in [
+            ("PX_PUT", KIND_PUT),
+            ("PX_GET", KIND_GET),
+            ("PX_AMO", KIND_AMO),
+            ("PX_CE_PUT", KIND_CE_PUT),
+            ("PX_CE_GET", KIND_CE_GET),
+            ("PX_BATCH", KIND_BATCH),
+            ("PX_CE_PUT2D", KIND_CE_PUT2D),
+            ("PX_CE_GET2D", KIND_CE_GET2D),
+            ("PX_WAIT", FLAG_WAIT),
+            ("PX_REMOTE", FLAG_REMOTE),
+            ("REACH_PROXY", REACH_PROXY.into()),
+            ("REACH_REMOTE", REACH_REMOTE.into()),
+            ("REACH_CE", REACH_CE.into()),
+        ] {
+            assert!(hdr.contains(&format!("#define RSHMEMI_{name} {v}u")), "RSHMEMI_{name} differs from the header");
+        }
+        assert!(hdr.contains("#define RSHMEMI_PXC_CE_DONE_UPTO 2") && CTRL_CE_DONE_UPTO == 2);
+        assert!(hdr.contains("#define RSHMEMI_PXC_COMPLETED 0") && CTRL_COMPLETED == 0);
+        let eng = include_str!("../../device/rshmem_device_engines.cuh");
+        assert!(eng.contains("struct rshmemx_batch_entry {\n    unsigned kind;"));
+        assert_eq!(std::mem::offset_of!(BatchEntry, offset), 8);
+        assert_eq!(std::mem::offset_of!(BatchEntry, len), 24);
     }
 }
