@@ -133,8 +133,8 @@ pub struct WaitPolicy<'a> {
     /// Polls before sleeping.
     pub spin: u32,
     /// More PEs share this host than there are CPUs for them: a polling PE may hold the
-    /// CPU that the PE it waits for needs, so it yields after every few polls instead of
-    /// every [`YIELD_EVERY`].
+    /// CPU that the PE it waits for needs, so it yields after every few polls (a PE with
+    /// a CPU of its own never yields while it polls).
     pub oversubscribed: bool,
     /// Give up at this instant.
     pub deadline: Option<Instant>,
@@ -144,10 +144,10 @@ pub struct WaitPolicy<'a> {
     pub watcher: &'a Watcher,
 }
 
-/// Polls between yields of a PE that has a CPU of its own.
-const YIELD_EVERY: u32 = 64;
-
-/// Polls between yields of an oversubscribed PE.
+/// Polls between yields of an oversubscribed PE. A PE with a CPU of its own never
+/// yields while it polls: on a machine that other programs load too, a yield hands the
+/// CPU to them for a whole time slice, and a ping-pong or barrier whose PEs yield falls
+/// into sleeping on every step.
 const YIELD_EVERY_OVERSUBSCRIBED: u32 = 4;
 
 /// Polls after a wake that found the condition false, before re-arming (doubled after
@@ -156,12 +156,11 @@ const RESPIN_FIRST: u32 = 64;
 
 /// Polls `ready` up to `polls` times, yielding the CPU now and then; whether it held.
 fn poll(polls: u32, oversubscribed: bool, ready: &mut impl FnMut() -> Result<bool>) -> Result<bool> {
-    let every = if oversubscribed { YIELD_EVERY_OVERSUBSCRIBED } else { YIELD_EVERY };
     for i in 0..polls {
         if ready()? {
             return Ok(true);
         }
-        if i % every == every - 1 {
+        if oversubscribed && i % YIELD_EVERY_OVERSUBSCRIBED == YIELD_EVERY_OVERSUBSCRIBED - 1 {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();
