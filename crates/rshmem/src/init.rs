@@ -192,6 +192,7 @@ where
 fn build(config: Config, mut boot: Box<dyn Bootstrap>, statics: Option<StaticSegment>) -> Result<Ctx> {
     let (my_pe, n_pes) = (boot.rank(), boot.size());
     let watcher = Watcher::new(boot.status_board(), my_pe, config.hang_timeout, boot.job_failure());
+    crate::transport::notify::init_barriers();
     let sys = SysLayout::new(config.max_teams);
     let hosts = Hosts::exchange(&config, &mut *boot)?;
     let shared = hosts.shared_team(my_pe);

@@ -21,6 +21,8 @@ use allocator::FirstFit;
 use arc_swap::ArcSwap;
 use layout::SysLayout;
 use mapping::Reservation;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Rounds `v` up to a multiple of the power of two `a`.
@@ -94,6 +96,24 @@ pub trait SegmentHook: Send + Sync {
 /// Snapshot of live allocations (user offsets, sorted) for lock-free bounds checks.
 type AllocTable = Vec<(usize, usize)>;
 
+/// The live allocations as one publication made them, with that publication's number
+/// (unique in the process, across heaps).
+#[derive(Debug)]
+struct Published {
+    version: u64,
+    table: AllocTable,
+}
+
+/// Numbers of publications, process-wide, so that a version names one table of one heap.
+static NEXT_VERSION: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The table this thread checked ranges against last. The range check of every RMA
+    /// and AMO reads it when the heap's version still matches: one plain load of the
+    /// version instead of an `ArcSwap` load (whose debt slot costs a full barrier).
+    static TABLE_CACHE: RefCell<Option<Arc<Published>>> = const { RefCell::new(None) };
+}
+
 /// The symmetric heap of one PE and its mapped view of every local peer's heap.
 pub struct SymmetricHeap {
     my_pe: usize,
@@ -107,7 +127,10 @@ pub struct SymmetricHeap {
     user: UserMemory,
     reservation: Reservation,
     state: Mutex<HeapState>,
-    table: ArcSwap<AllocTable>,
+    table: ArcSwap<Published>,
+    /// The version of `table` (stored after it, so a reader that sees a version finds
+    /// that table or a newer one).
+    version: AtomicU64,
     hook: Mutex<Option<Arc<dyn SegmentHook>>>,
     /// Whether each PE's heap is mapped here (peers of this host; see `ctx::Hosts`).
     mapped: Vec<bool>,
@@ -166,7 +189,8 @@ impl SymmetricHeap {
             user,
             reservation,
             state: Mutex::new(HeapState { alloc: FirstFit::new(initial_user), segments: Vec::new() }),
-            table: ArcSwap::from_pointee(Vec::new()),
+            table: ArcSwap::from_pointee(Published { version: 0, table: Vec::new() }),
+            version: AtomicU64::new(0),
             hook: Mutex::new(None),
             mapped,
         };
@@ -265,6 +289,7 @@ impl SymmetricHeap {
     }
 
     /// Base address (in this process) of `pe`'s heap.
+    #[inline]
     pub fn base(&self, pe: usize) -> usize {
         debug_assert!(pe < self.n_pes);
         self.reservation.base() + pe * self.stride
@@ -276,11 +301,13 @@ impl SymmetricHeap {
     }
 
     /// First address of this PE's user heap.
+    #[inline]
     pub fn user_base(&self) -> usize {
         self.user_base_of(self.my_pe)
     }
 
     /// First address (in this process) of `pe`'s user heap.
+    #[inline]
     pub fn user_base_of(&self, pe: usize) -> usize {
         match &self.user {
             UserMemory::Host => self.base(pe) + self.sys.size,
@@ -289,17 +316,20 @@ impl SymmetricHeap {
     }
 
     /// End of the address range this PE's user heap may ever occupy.
+    #[inline]
     pub fn user_limit(&self) -> usize {
         self.user_base() + self.max_user
     }
 
     /// Offset of the static segment from a heap base.
+    #[inline]
     fn static_offset(&self) -> usize {
         self.sys.size + self.max_user
     }
 
     /// Offset of `addr` from this PE's heap base, if it lies in the user heap's range or
     /// in the static segment.
+    #[inline]
     pub fn offset_of(&self, addr: usize) -> Option<usize> {
         if addr >= self.user_base() && addr < self.user_limit() {
             return Some(self.sys.size + (addr - self.user_base()));
@@ -318,7 +348,28 @@ impl SymmetricHeap {
     /// Checks that `[addr, addr + len)` lies inside one live allocation of this PE's user
     /// heap, and returns its offset from the heap base. `call`, `arg` and `pe` only shape
     /// the error.
+    #[inline]
     pub fn check_range(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
+        // The common case, with no error to build: a range inside a live allocation of
+        // the user heap. Everything else (static data, empty ranges, errors) takes the
+        // full path below.
+        if let Some(off) = self.offset_of(addr).filter(|&o| o < self.static_offset()) {
+            let user_off = off - self.sys.size;
+            let inside = self.with_table(|table| {
+                let idx = table.partition_point(|&(s, _)| s <= user_off);
+                idx.checked_sub(1).is_some_and(|i| user_off.checked_add(len).is_some_and(|e| e <= table[i].0 + table[i].1))
+            });
+            if inside {
+                return Ok(off);
+            }
+        }
+        self.check_range_full(call, arg, addr, len, pe)
+    }
+
+    /// [`SymmetricHeap::check_range`] in full, with the errors.
+    #[cold]
+    #[inline(never)]
+    fn check_range_full(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
         if let Some((s, l)) = self.in_statics(addr) {
             return if addr + len <= s + l {
                 Ok(self.static_offset() + (addr - s))
@@ -330,11 +381,12 @@ impl SymmetricHeap {
             return Err(Error::NotSymmetric { call, arg, addr, base: self.user_base(), end: self.user_limit(), pe });
         };
         let user_off = off - self.sys.size;
-        let table = self.table.load();
-        let idx = table.partition_point(|&(s, _)| s <= user_off);
-        let found = idx.checked_sub(1).map(|i| table[i]).filter(|&(s, l)| user_off < s + l.max(1));
+        let found = self.with_table(|table| {
+            let idx = table.partition_point(|&(s, _)| s <= user_off);
+            idx.checked_sub(1).map(|i| table[i]).filter(|&(s, l)| user_off < s + l.max(1))
+        });
         match found {
-            Some((s, l)) if user_off + len <= s + l => Ok(off),
+            Some((s, l)) if user_off.checked_add(len).is_some_and(|e| e <= s + l) => Ok(off),
             Some((s, l)) => Err(Error::OutOfBounds {
                 call,
                 arg,
@@ -342,7 +394,7 @@ impl SymmetricHeap {
                 len,
                 detail: format!(
                     "runs {} bytes past the end of its {l}-byte allocation at {:#x}",
-                    user_off + len - (s + l),
+                    user_off.saturating_add(len) - (s + l),
                     self.user_base() + s
                 ),
                 pe,
@@ -436,7 +488,29 @@ impl SymmetricHeap {
     }
 
     fn publish(&self, st: &HeapState) {
-        self.table.store(Arc::new(st.alloc.allocations().collect()));
+        let version = NEXT_VERSION.fetch_add(1, Ordering::Relaxed);
+        self.table.store(Arc::new(Published { version, table: st.alloc.allocations().collect() }));
+        self.version.store(version, Ordering::Release);
+    }
+
+    /// Runs `f` on the live allocations: this thread's cached table while the heap's
+    /// version matches it, else the current one (then cached).
+    #[inline]
+    fn with_table<R>(&self, f: impl FnOnce(&AllocTable) -> R) -> R {
+        let version = self.version.load(Ordering::Acquire);
+        let mut f = Some(f);
+        let cached = TABLE_CACHE.try_with(|c| {
+            let mut c = c.borrow_mut();
+            if c.as_ref().is_none_or(|p| p.version != version) {
+                *c = Some(self.table.load_full());
+            }
+            (f.take().expect("called once"))(&c.as_ref().expect("just filled").table)
+        });
+        match cached {
+            Ok(r) => r,
+            // This thread is exiting and its cache is gone: read the table directly.
+            Err(_) => (f.take().expect("not called"))(&self.table.load().table),
+        }
     }
 }
 

@@ -34,6 +34,9 @@ pub(crate) struct Runtime {
     /// The host (shared-memory domain) of every PE: PEs with the same number reach each
     /// other through mapped memory.
     pub(crate) host_of: Vec<usize>,
+    /// More PEs run on this host than this process may use CPUs: waits yield the CPU
+    /// while they poll (see [`WaitPolicy::oversubscribed`]).
+    pub(crate) oversubscribed: bool,
     pub(crate) teams: TeamTable,
     /// Collective algorithms forced by `RSHMEM_COLL_ALGO`.
     pub(crate) forced: Forced,
@@ -70,6 +73,9 @@ pub(crate) struct RuntimeParts {
 impl Runtime {
     /// The runtime of the PE whose parts `init` built.
     pub(crate) fn new(p: RuntimeParts) -> Runtime {
+        let my_host = p.host_of.get(p.boot.rank()).copied();
+        let here = p.host_of.iter().filter(|&&h| Some(h) == my_host).count();
+        let oversubscribed = here > std::thread::available_parallelism().map_or(1, |n| n.get());
         Runtime {
             my_pe: p.boot.rank(),
             n_pes: p.boot.size(),
@@ -77,6 +83,7 @@ impl Runtime {
             boot: Mutex::new(p.boot),
             heap: p.heap,
             transports: p.transports,
+            oversubscribed,
             host_of: p.host_of,
             teams: p.teams,
             forced: p.forced,
@@ -106,6 +113,7 @@ impl Runtime {
     pub(crate) fn wait_policy(&self, timeout: Option<Duration>) -> WaitPolicy<'_> {
         WaitPolicy {
             spin: self.config.spin,
+            oversubscribed: self.oversubscribed,
             deadline: timeout.map(|t| Instant::now() + t),
             warn_after: self.config.wait_warn,
             watcher: &self.watcher,

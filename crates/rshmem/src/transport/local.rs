@@ -2,8 +2,9 @@
 //! stores and CPU atomics.
 //!
 //! What fence and quiet promise here: a put has reached the target's memory when the call
-//! returns (stores are globally visible after the full fence each call ends with), so
-//! `fence` and `quiet` only need to order the CPU's own stores; both issue a full fence.
+//! returns (its stores are in this CPU's store order), so `fence` only needs to keep
+//! later stores behind earlier ones (a release fence) and `quiet` makes them globally
+//! visible before anything later (a full fence).
 
 use super::notify;
 use super::{AmoOp, Caps, Transport};
@@ -151,7 +152,7 @@ impl Transport for LocalTransport {
     }
 
     fn fence(&self) -> Result<()> {
-        fence(Ordering::SeqCst);
+        fence(Ordering::Release);
         Ok(())
     }
 

@@ -7,13 +7,26 @@
 //! they sleep again. So a stream of stores to a sleeping PE costs one futex wake per
 //! sleep of the target, not one per store. Timed sleeps bound the cost of a store that
 //! bypassed the API (a write through `ptr`).
+//!
+//! **Barriers.** A store and its wake need the store to be visible before the wake
+//! reads the flag, and the sleeper needs its arm visible before it re-checks: a
+//! store-load barrier on both sides. Stores are the hot path and sleeps the slow one, so
+//! where the kernel offers `membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED)` the barrier is
+//! asymmetric (as in userspace RCU and folly): the storing side only keeps the compiler
+//! from reordering, and a sleeper, after arming, runs the membarrier, which makes every
+//! running thread of every registered process execute a full barrier. A storer then has
+//! either passed that barrier before reading the flag (and sees it armed) or had its
+//! store made visible by it (and the sleeper's re-check sees the store). Every PE
+//! process registers at init ([`init_barriers`]); where registration fails, both sides
+//! use a full fence.
 
 use crate::bootstrap::status::{WaitEnd, WaitWatch, Watcher};
 use crate::error::{Error, Result};
 use crate::heap::layout::{WAITERS, WAKE_SEQ};
 use crate::heap::words::shared;
 use rustix::thread::futex;
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{compiler_fence, fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Longest single futex sleep by default; a store that bypassed the API is seen within this.
@@ -36,6 +49,47 @@ fn sleep_slice() -> Duration {
     }
 }
 
+/// Whether this process registered for global expedited membarriers, so that stores may
+/// skip their fence (see the module notes). Set once, before the heap is shared.
+static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
+
+/// Registers this process for asymmetric wake barriers, once (idempotent; called by
+/// `init` before any heap is shared). Returns whether they are in use.
+pub fn init_barriers() -> bool {
+    static DONE: OnceLock<bool> = OnceLock::new();
+    *DONE.get_or_init(|| {
+        use rustix::thread::{membarrier, MembarrierCommand};
+        let ok = membarrier(MembarrierCommand::RegisterGlobalExpedited).is_ok() && membarrier(MembarrierCommand::GlobalExpedited).is_ok();
+        if !ok {
+            tracing::debug!("membarrier(GLOBAL_EXPEDITED) unavailable: stores fence before their wake");
+        }
+        ASYMMETRIC.store(ok, Ordering::SeqCst);
+        ok
+    })
+}
+
+/// The storing side's half of the store-load barrier of a wake.
+#[inline]
+fn store_side_barrier() {
+    if ASYMMETRIC.load(Ordering::Relaxed) {
+        compiler_fence(Ordering::SeqCst);
+    } else {
+        fence(Ordering::SeqCst);
+    }
+}
+
+/// The sleeping side's half, between arming and re-checking.
+fn sleep_side_barrier() {
+    fence(Ordering::SeqCst);
+    if ASYMMETRIC.load(Ordering::Relaxed) {
+        if let Err(e) = rustix::thread::membarrier(rustix::thread::MembarrierCommand::GlobalExpedited) {
+            // Registered at init, so this does not fail; if it ever does, the timed sleep
+            // below bounds how late a store's wake can be.
+            tracing::warn!("membarrier(GLOBAL_EXPEDITED) failed: {e}");
+        }
+    }
+}
+
 /// The wake words in the header of the heap whose base is `heap_base`.
 struct WakeWords {
     seq: &'static AtomicU32,
@@ -51,11 +105,12 @@ fn words(heap_base: usize) -> WakeWords {
 
 /// Wakes the sleepers of the heap at `heap_base`, if any. Call after a store to it.
 ///
-/// The SeqCst fence pairs with the sleeper's fence between arming and re-checking its
-/// condition: either the sleeper sees this store, or this sees the flag armed.
+/// The barrier pairs with the sleeper's between arming and re-checking its condition
+/// (see the module notes): either the sleeper sees this store, or this sees the flag
+/// armed.
 #[inline]
 pub fn wake(heap_base: usize) {
-    fence(Ordering::SeqCst);
+    store_side_barrier();
     let w = words(heap_base);
     if w.armed.load(Ordering::Relaxed) != 0 && w.armed.swap(0, Ordering::SeqCst) != 0 {
         w.seq.fetch_add(1, Ordering::SeqCst);
@@ -77,12 +132,41 @@ pub enum WaitOutcome {
 pub struct WaitPolicy<'a> {
     /// Polls before sleeping.
     pub spin: u32,
+    /// More PEs share this host than there are CPUs for them: a polling PE may hold the
+    /// CPU that the PE it waits for needs, so it yields after every few polls (a PE with
+    /// a CPU of its own never yields while it polls).
+    pub oversubscribed: bool,
     /// Give up at this instant.
     pub deadline: Option<Instant>,
     /// Log a warning after waiting this long.
     pub warn_after: Option<Duration>,
     /// Where a long wait reports (the PE's status board record, its hang limit).
     pub watcher: &'a Watcher,
+}
+
+/// Polls between yields of an oversubscribed PE. A PE with a CPU of its own never
+/// yields while it polls: on a machine that other programs load too, a yield hands the
+/// CPU to them for a whole time slice, and a ping-pong or barrier whose PEs yield falls
+/// into sleeping on every step.
+const YIELD_EVERY_OVERSUBSCRIBED: u32 = 4;
+
+/// Polls after a wake that found the condition false, before re-arming (doubled after
+/// each such wake of one wait, up to the policy's spin).
+const RESPIN_FIRST: u32 = 64;
+
+/// Polls `ready` up to `polls` times, yielding the CPU now and then; whether it held.
+fn poll(polls: u32, oversubscribed: bool, ready: &mut impl FnMut() -> Result<bool>) -> Result<bool> {
+    for i in 0..polls {
+        if ready()? {
+            return Ok(true);
+        }
+        if oversubscribed && i % YIELD_EVERY_OVERSUBSCRIBED == YIELD_EVERY_OVERSUBSCRIBED - 1 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    Ok(false)
 }
 
 /// Waits until `ready()` holds, spinning, then sleeping on the futex of the heap at
@@ -99,17 +183,14 @@ pub fn wait_until(
     mut ready: impl FnMut() -> Result<bool>,
     describe: impl Fn() -> String,
 ) -> Result<WaitOutcome> {
-    for i in 0..policy.spin {
-        if ready()? {
-            return Ok(WaitOutcome::Ready);
-        }
-        if i % 64 == 63 {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
-        }
+    if poll(policy.spin, policy.oversubscribed, &mut ready)? {
+        return Ok(WaitOutcome::Ready);
     }
     let w = words(my_heap_base);
+    // A wake that finds the condition false (a store to some other word of the heap)
+    // polls a while before re-arming: a stream of stores then costs the storer one
+    // futex wake per poll phase of this waiter, not one per store.
+    let mut respin = RESPIN_FIRST.min(policy.spin);
     let start = Instant::now();
     let mut warned = false;
     // Publishes the wait on the job's status board once it lasts (the launcher's view
@@ -120,7 +201,7 @@ pub fn wait_until(
         // wait below returns at once instead of missing that wake.
         let seq = w.seq.load(Ordering::SeqCst);
         w.armed.store(1, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
+        sleep_side_barrier();
         if ready()? {
             // The flag stays armed (another thread of this PE may sleep on it); at most
             // one later store pays for a needless wake.
@@ -131,9 +212,17 @@ pub fn wait_until(
             slice = slice.min(d.saturating_duration_since(Instant::now()));
         }
         let ts = rustix::time::Timespec { tv_sec: slice.as_secs() as i64, tv_nsec: slice.subsec_nanos() as i64 };
-        let _ = futex::wait(w.seq, futex::Flags::empty(), seq, Some(&ts));
+        // Woken, or the sequence moved before the sleep (a wake came in between); not a
+        // timed-out slice.
+        let woken = !matches!(futex::wait(w.seq, futex::Flags::empty(), seq, Some(&ts)), Err(rustix::io::Errno::TIMEDOUT));
         if ready()? {
             return Ok(WaitOutcome::Ready);
+        }
+        if woken && respin > 0 {
+            if poll(respin, policy.oversubscribed, &mut ready)? {
+                return Ok(WaitOutcome::Ready);
+            }
+            respin = respin.saturating_mul(2).min(policy.spin);
         }
         if policy.deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(WaitOutcome::TimedOut);
