@@ -616,7 +616,8 @@ c_fn!(collective_launch_query_gridsize, "collective_launch_query_gridsize", rshm
     }
     let f = function_of(call, func);
     let (x, y, z) = dims(blockDims);
-    let n = g.max_collective_grid(f, x * y * z, sharedMem).or_exit(call);
+    // SAFETY: function_of resolved `func` to a kernel of this PE's context.
+    let n = unsafe { g.max_collective_grid(f, x * y * z, sharedMem) }.or_exit(call);
     // SAFETY: non-null, points to an int the caller owns.
     unsafe { *gridsize = n.min(c_int::MAX as usize) as c_int };
     0

@@ -423,7 +423,10 @@ impl Cuda {
 
     /// How many blocks of kernel `f` (of `threads` threads, `shared` bytes of dynamic
     /// shared memory) fit on one multiprocessor at once.
-    pub fn blocks_per_sm(&self, f: sys::CUfunction, threads: u32, shared: usize) -> Result<usize> {
+    ///
+    /// # Safety
+    /// `f` must be a kernel handle of this PE's context.
+    pub unsafe fn blocks_per_sm(&self, f: sys::CUfunction, threads: u32, shared: usize) -> Result<usize> {
         let mut n = 0i32;
         // SAFETY: f is a kernel handle of this context (the caller resolved it); out pointer.
         check(

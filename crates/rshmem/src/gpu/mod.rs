@@ -505,9 +505,13 @@ impl Gpu {
     /// The largest grid of kernel `f` (`threads` per block, `shared` bytes of dynamic
     /// shared memory) whose blocks are all resident at once beside the grids of the other
     /// PEs of this process on this GPU: what a collective (cooperative) launch allows.
-    pub fn max_collective_grid(&self, f: cuda::Function, threads: u32, shared: usize) -> Result<usize> {
+    ///
+    /// # Safety
+    /// `f` must be a kernel of this PE's context.
+    pub unsafe fn max_collective_grid(&self, f: cuda::Function, threads: u32, shared: usize) -> Result<usize> {
         self.cuda.bind()?;
-        let per_sm = self.cuda.blocks_per_sm(f, threads, shared)?;
+        // SAFETY: the caller's contract: f is a kernel of this context.
+        let per_sm = unsafe { self.cuda.blocks_per_sm(f, threads, shared)? };
         Ok(per_sm * self.sm_count()? / self.sharers())
     }
 
@@ -528,7 +532,8 @@ impl Gpu {
     ) -> Result<()> {
         let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
         let blocks = grid.0 as usize * grid.1 as usize * grid.2 as usize;
-        let max = self.max_collective_grid(f, threads, shared)?;
+        // SAFETY: this function's contract: f is a kernel of this context.
+        let max = unsafe { self.max_collective_grid(f, threads, shared)? };
         if blocks == 0 || threads == 0 || blocks > max {
             return Err(Error::InvalidArgument {
                 call: "collective_launch",

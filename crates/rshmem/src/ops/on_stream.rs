@@ -87,7 +87,6 @@ impl Ctx {
         }
     }
 
-
     /// The symmetric allocation of `len` elements at `addr` of this PE's heap, for callers
     /// that hold addresses (the C ABI): an error naming `call` and `arg` unless the range
     /// lies in the symmetric heap.
