@@ -12,7 +12,8 @@
 //! when the next barrier's signal arrives early), and `pSync[32]` carries each member's
 //! element count for `collect`. Data moves by one-sided gets between two barriers; the
 //! reductions combine in member order (`crate::reduce`), so every member computes the
-//! same result. `pWrk` is not needed.
+//! same result, large ones one piece per member (`to_all_in_pieces`), and a set that is
+//! the whole world reduces as the world team. `pWrk` is not needed.
 
 use crate::reduce::{fold_members, write_local, Reducible};
 use crate::routine::Routine;
@@ -61,6 +62,11 @@ impl ActiveSet {
 
     fn pe(&self, i: usize) -> usize {
         self.start + i * self.stride
+    }
+
+    /// Whether the set is every PE, in world order.
+    fn is_world(&self, c: &Ctx) -> bool {
+        self.start == 0 && (self.stride == 1 || self.size == 1) && self.size == c.n_pes()
     }
 }
 
@@ -255,7 +261,16 @@ macro_rules! active_set_sized {
 }
 active_set_sized!((w32, 32, 4), (w64, 64, 8));
 
+/// Smallest reduction, in bytes, that the active-set form splits into one piece per
+/// member (below it, every member folds every source whole: one round trip fewer).
+const PIECES_MIN_BYTES: usize = 8 << 10;
+
 /// `TYPENAME_OP_to_all`: every member's `dest` becomes `op` over the members' `source`.
+///
+/// An active set that is the whole world is the world team: the call is the team
+/// reduction (`shmem_TYPENAME_OP_reduce` on `SHMEM_TEAM_WORLD`), with its algorithms, and
+/// leaves `pSync` alone. Not under `SHMEM_THREAD_MULTIPLE`, where two threads may run
+/// active-set reductions at once on distinct `pSync` arrays, which one team cannot do.
 pub(crate) unsafe fn to_all<T: Reducible>(
     call: &str,
     dest: *mut T,
@@ -273,13 +288,81 @@ pub(crate) unsafe fn to_all<T: Reducible>(
         bad_arg(call, "nreduce", format_args!("{nreduce} is negative"));
     }
     let count = nreduce as usize;
-    let _ = nelems_arg(call, count, std::mem::size_of::<T>());
+    let bytes = nelems_arg(call, count, std::mem::size_of::<T>());
+    if set.is_world(c) && crate::state::thread_level() != crate::setup::THREAD_MULTIPLE {
+        T::reduce(call, crate::handle::team_handle(rshmem::Team::WORLD), dest, source, count, op);
+        return;
+    }
     barrier(call, c, &set, psync);
+    if set.size > 1 && bytes >= PIECES_MIN_BYTES {
+        // SAFETY: `dest` and `source` hold `nreduce` elements (the routine's contract).
+        unsafe { to_all_in_pieces(call, c, &set, dest, source, count, op, psync) };
+        return;
+    }
     let acc = fold_members(call, c, (0..set.size).map(|i| set.pe(i)), source as usize, count, |a, x| T::combine(call, op, a, x));
     // Every member has read every source before any dest (which may be a source) changes.
     barrier(call, c, &set, psync);
     // SAFETY: `dest` holds `nreduce` elements of this PE.
     unsafe { write_local(call, dest, &acc.unwrap_or_default()) };
+}
+
+/// The body of a large `to_all` after its first barrier: member `k` folds piece `k` of
+/// every member's `source` into piece `k` of its own `dest` (its own contribution first,
+/// then the others' in member order; one member computes each piece, so every member
+/// ends with the same values); after a barrier each member reads the other pieces from
+/// their owners' `dest`, and a last barrier keeps every `dest` unchanged until all have
+/// read it. Each member moves about `2 * count` elements whatever the set's size, where
+/// folding whole sources moves `size * count`. When `dest` is `source`, a member's first
+/// write (its own piece) is one no other member reads before the second barrier. The
+/// others' pieces land in a buffer kept per thread, so repeated calls take no page
+/// faults.
+///
+/// # Safety
+/// `dest` and `source` hold `count` elements.
+#[allow(clippy::too_many_arguments)]
+unsafe fn to_all_in_pieces<T: Reducible>(
+    call: &str,
+    c: &Ctx,
+    set: &ActiveSet,
+    dest: *mut T,
+    source: *const T,
+    count: usize,
+    op: ReduceOp,
+    psync: *mut c_long,
+) {
+    thread_local! {
+        /// The piece of another member being combined (16-byte words: aligned for every
+        /// element type).
+        static THEIRS: std::cell::RefCell<Vec<u128>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let elem = std::mem::size_of::<T>();
+    let per = count.div_ceil(set.size);
+    let piece = |k: usize| (k * per).min(count)..((k + 1) * per).min(count);
+    let mine = piece(set.me);
+    let at = mine.start * elem;
+    let len = mine.len() * elem;
+    // SAFETY: piece `mine` lies inside `dest`'s and `source`'s `count` elements.
+    let acc = unsafe { crate::state::local_mut(call, "dest", (dest as *mut u8).add(at) as *mut c_void, len) };
+    if !std::ptr::eq(dest, source) {
+        // SAFETY: as above, for `source`; the routine's arrays do not partly overlap.
+        acc.copy_from_slice(unsafe { crate::state::local(call, "source", (source as *const u8).add(at) as *const c_void, len) });
+    }
+    THEIRS.with_borrow_mut(|buf| {
+        buf.resize(len.div_ceil(16), 0);
+        let theirs = &mut bytemuck::cast_slice_mut::<u128, u8>(buf)[..len];
+        for k in (0..set.size).filter(|&k| k != set.me) {
+            c.getmem(theirs, source as usize + at, set.pe(k)).or_exit(call);
+            T::combine(call, op, bytemuck::cast_slice_mut(acc), bytemuck::cast_slice(theirs));
+        }
+    });
+    barrier(call, c, set, psync);
+    for k in (0..set.size).filter(|&k| k != set.me) {
+        let theirs = piece(k);
+        let at = theirs.start * elem;
+        // SAFETY: piece `k` lies inside `dest`'s `count` elements.
+        unsafe { get(call, c, (dest as *mut u8).add(at) as *mut c_void, dest as usize + at, theirs.len() * elem, set.pe(k)) };
+    }
+    barrier(call, c, set, psync);
 }
 
 /// Expands the first body for the TYPENAMEs the deprecated `and/or/xor_to_all` have, the

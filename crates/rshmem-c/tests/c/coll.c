@@ -108,6 +108,10 @@ static long lwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static int isrc[16], idst[16];
 static double dsrc[16], ddst[16];
 static long lsrc[16], ldst[16];
+/* Large enough for the piecewise path (one piece per member); odd, so pieces differ. */
+#define BIG 30001
+static long bsrc[BIG], bdst[BIG];
+static double fsrc[BIG];
 
 static void to_all(int start, int log, int size) {
     int stride = 1 << log;
@@ -139,6 +143,25 @@ static void to_all(int start, int log, int size) {
         shmem_int_min_to_all(idst, isrc, 1, start, log, size, iwrk, psync);
         CHECK(idst[0] == start, "int_min_to_all");
         shmem_short_prod_to_all((short *)(void *)idst, (short *)(void *)isrc, 0, start, log, size, (short *)(void *)iwrk, psync);
+
+        /* large: every element distinct per PE, out of place then in place */
+        long bsum0 = 0;
+        for (int j = 0; j < size; j++) bsum0 += start + j * stride;
+        for (int i = 0; i < BIG; i++) {
+            bsrc[i] = (long)me * BIG + i;
+            bdst[i] = -1;
+            fsrc[i] = me + i * 0.25;
+        }
+        shmem_long_sum_to_all(bdst, bsrc, BIG, start, log, size, lwrk, psync);
+        for (int i = 0; i < BIG; i++) {
+            long want = bsum0 * BIG + (long)i * size;
+            if (bdst[i] != want) CHECK(0, "large long_sum_to_all [%d] = %ld want %ld (set %d,%d,%d)", i, bdst[i], want, start, log, size);
+            if (bsrc[i] != (long)me * BIG + i) CHECK(0, "large long_sum_to_all changed source [%d]", i);
+        }
+        shmem_double_max_to_all(fsrc, fsrc, BIG, start, log, size, dwrk, psync); /* in place */
+        int last = start + (size - 1) * stride;
+        for (int i = 0; i < BIG; i++)
+            if (fsrc[i] != last + i * 0.25) CHECK(0, "large in-place double_max_to_all [%d] = %g", i, fsrc[i]);
     }
     shmem_barrier_all();
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++) CHECK(psync[i] == SHMEM_SYNC_VALUE, "pSync[%d] not restored", i);

@@ -27,19 +27,10 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
         for i in (0..n).filter(|&i| i != me) {
             s.wait_progress(i, 1)?;
         }
-        let mut result = vec![T::ZERO; count];
-        combine_pieces::<T>(
-            s,
-            &members,
-            |_| stage,
-            count,
-            op,
-            |at, piece| {
-                result[at..at + piece.len()].copy_from_slice(piece);
-                Ok(())
-            },
-        )?;
-        s.put_mine(dest, &result)?;
+        // Every contribution is read from the staging areas, so `dest` (even when it is
+        // `source`) takes each combined piece as it is made.
+        let s: &Session<'_> = s;
+        combine_pieces::<T>(s, &members, |_| stage, count, op, |at, piece| s.put_mine(dest + at * sz, piece))?;
         return Ok(());
     }
     s.publish(1)?;

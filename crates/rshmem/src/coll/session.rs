@@ -323,6 +323,9 @@ impl<'a> Session<'a> {
         let mut state = t.coll.lock().unwrap_or_else(|p| p.into_inner());
         state.seq += 1;
         let seq = state.seq;
+        if state.entered.len() != t.size {
+            state.entered = vec![Cell::new(0); t.size];
+        }
         let sys = rt.heap.sys();
         Session {
             rt,
@@ -496,7 +499,9 @@ impl<'a> Session<'a> {
             },
             || format!("PE {} to publish step {step}", self.pe(i)),
         )?;
-        self.verdict(i, seen.get())
+        self.verdict(i, seen.get())?;
+        self.saw_entered(i);
+        Ok(())
     }
 
     /// Waits until member `i` has read up to step `step`, checking its argument code in
@@ -537,7 +542,23 @@ impl<'a> Session<'a> {
             },
             || format!("PE {} to finish reading step {step}", self.pe(i)),
         )?;
-        self.verdict(i, seen.get())
+        self.verdict(i, seen.get())?;
+        self.saw_entered(i);
+        Ok(())
+    }
+
+    /// Notes that member `i` has entered this collective (it published a step of it or
+    /// of a later one), so it has finished every earlier one.
+    fn saw_entered(&self, i: usize) {
+        if let Some(e) = self.state.entered.get(i) {
+            e.set(e.get().max(self.seq));
+        }
+    }
+
+    /// Whether member `i` is known to have finished collective `seq` (see
+    /// [`TeamCollState::entered`]).
+    fn known_finished(&self, i: usize, seq: u64) -> bool {
+        self.state.entered.get(i).is_some_and(|e| e.get() > seq)
     }
 
     /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence).
@@ -608,7 +629,7 @@ impl<'a> Session<'a> {
     pub(crate) fn stage_set(&mut self, set: usize) -> Result<usize> {
         let prev = self.state.stage_seq[set];
         if prev != 0 && self.seq - prev < STALE {
-            for i in (0..self.n()).filter(|&i| i != self.me()) {
+            for i in (0..self.n()).filter(|&i| i != self.me() && !self.known_finished(i, prev)) {
                 self.wait(
                     i,
                     SLOT_CONSUMED,

@@ -55,6 +55,10 @@ pub(crate) struct TeamCollState {
     pub(crate) arrivals: u64,
     /// Collective that last published each staging set (0: never).
     pub(crate) stage_seq: [u64; 2],
+    /// Per member: the latest collective this PE saw the member publish a step of (0:
+    /// none). A member that entered collective `s` has finished every earlier one on the
+    /// team, reads of this PE's staging included, so reusing a set needs no wait on it.
+    pub(crate) entered: Vec<std::cell::Cell<u64>>,
     /// Whether every member's heap is mapped (computed once).
     pub(crate) mapped: Option<bool>,
     /// The members grouped by host (computed once).
