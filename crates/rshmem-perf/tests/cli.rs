@@ -50,6 +50,11 @@ fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name} not written in {}: {e}", dir.display()))
 }
 
+/// The table rows (split into words) of the operations `ops`.
+fn table_rows<'a>(stdout: &'a str, ops: &[&str]) -> Vec<Vec<&'a str>> {
+    stdout.lines().filter(|l| ops.contains(&l.split_whitespace().next().unwrap_or(""))).map(|l| l.split_whitespace().collect()).collect()
+}
+
 const SIZES: [&str; 14] =
     ["8 B", "16 B", "32 B", "64 B", "128 B", "256 B", "512 B", "1 KiB", "2 KiB", "4 KiB", "8 KiB", "16 KiB", "32 KiB", "64 KiB"];
 
@@ -64,8 +69,7 @@ fn quick_put_get_writes_table_and_files() {
 
     // The table: one row per (op, size) with a latency and a bandwidth.
     for op in ["put", "get"] {
-        let rows: Vec<Vec<&str>> =
-            run.stdout.lines().filter(|l| l.split_whitespace().next() == Some(op)).map(|l| l.split_whitespace().collect()).collect();
+        let rows = table_rows(&run.stdout, &[op]);
         assert_eq!(rows.len(), SIZES.len(), "{op} rows:\n{}", run.stdout);
         for (row, size) in rows.iter().zip(SIZES) {
             assert_eq!(format!("{} {}", row[1], row[2]), size, "{row:?}");
@@ -117,16 +121,9 @@ fn anchor_side_by_side_or_said_unavailable() {
         Duration::from_secs(120),
     );
     assert_eq!(run.code, Some(0), "--- stdout\n{}\n--- stderr\n{}", run.stdout, run.stderr);
-    let oshcc = Path::new("/usr/bin/oshcc");
-    let anchored = oshcc.exists() && Path::new("/usr/bin/oshrun").exists() && rshmem_perf::anchor::header_present(oshcc);
-    if anchored {
+    if open_mpi_present() {
         // Every row has the anchor's time and a ratio.
-        let rows: Vec<Vec<&str>> = run
-            .stdout
-            .lines()
-            .filter(|l| ["put", "pingpong", "barrier"].contains(&l.split_whitespace().next().unwrap_or("")))
-            .map(|l| l.split_whitespace().collect())
-            .collect();
+        let rows = table_rows(&run.stdout, &["put", "pingpong", "barrier"]);
         assert_eq!(rows.len(), 6, "put x4 sizes, pingpong, barrier:\n{}", run.stdout);
         for r in &rows {
             let ratio = r.last().unwrap();
@@ -174,10 +171,12 @@ fn every_operation_runs_and_checks_its_data() {
     assert_eq!(run.code, Some(0), "--- stdout\n{}\n--- stderr\n{}", run.stdout, run.stderr);
     let listed = perf(&["--list-ops"], Duration::from_secs(30));
     let ops: Vec<&str> = listed.stdout.lines().filter_map(|l| l.split_whitespace().next()).collect();
-    assert!(ops.len() >= 19, "{ops:?}");
+    assert!(ops.len() >= 22, "{ops:?}");
+    for rate in ["put_nbi_rate", "inc_rate", "set_rate"] {
+        assert!(ops.contains(&rate), "{rate}: {ops:?}");
+    }
     for op in ops {
-        let rows: Vec<Vec<&str>> =
-            run.stdout.lines().filter(|l| l.split_whitespace().next() == Some(op)).map(|l| l.split_whitespace().collect()).collect();
+        let rows = table_rows(&run.stdout, &[op]);
         assert!(!rows.is_empty(), "no row for {op}:\n{}", run.stdout);
         for r in rows {
             let us = if r[1] == "-" { r[2] } else { r[3] };
@@ -279,12 +278,7 @@ fn libshmem_column_over_interleaved_rounds() {
     assert!(head.trim_end().ends_with("libshmem ratio") || !omp, "{head}");
     // put 8..64 B (4), add_rate, put_nbi_rate 8..64 B (4): all measured on every side,
     // with a spread per side and a ratio per anchor.
-    let rows: Vec<Vec<&str>> = run
-        .stdout
-        .lines()
-        .filter(|l| ["put", "add_rate", "put_nbi_rate"].contains(&l.split_whitespace().next().unwrap_or("")))
-        .map(|l| l.split_whitespace().collect())
-        .collect();
+    let rows = table_rows(&run.stdout, &["put", "add_rate", "put_nbi_rate"]);
     assert_eq!(rows.len(), 9, "{}", run.stdout);
     for r in &rows {
         assert_eq!(r.iter().filter(|c| c.starts_with('±')).count(), labels.len(), "{r:?}");
