@@ -134,7 +134,8 @@ fn anchor_side_by_side_or_said_unavailable() {
         assert_eq!(read(&out, "results.csv").lines().filter(|l| l.contains(",oshmem,")).count(), 6);
     } else {
         assert!(run.stderr.contains("anchor oshmem unavailable") && run.stderr.contains("apt-get install"), "{}", run.stderr);
-        assert!(run.stdout.contains("put") && !run.stdout.contains("ratio ="));
+        // (rshmem's own libshmem anchor may still be there.)
+        assert!(run.stdout.contains("put") && !run.stdout.contains("oshmem us"), "{}", run.stdout);
     }
     let _ = std::fs::remove_dir_all(&out);
 }
