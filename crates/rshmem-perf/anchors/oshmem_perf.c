@@ -1,14 +1,18 @@
 /*
- * oshmem_perf.c: the anchor side of rshmem-perf, for Open MPI's OpenSHMEM.
+ * oshmem_perf.c: the anchor side of rshmem-perf, for OpenSHMEM libraries.
  *
  * Written for rshmem from the OpenSHMEM 1.4 specification's API; no code is taken from
- * any benchmark suite. rshmem-perf compiles it with Open MPI's oshcc at run time and
- * starts it with oshrun.
+ * any benchmark suite. rshmem-perf compiles it at run time with Open MPI's oshcc (the
+ * `oshmem` column) and with rshmem's own oshcc against its C ABI, libshmem (the
+ * `libshmem` column), and starts it with the matching oshrun. It keeps to the OpenSHMEM
+ * 1.4 API so that it builds unchanged with both; only its INFO line asks which
+ * implementation it is.
  *
  * It reads the plan file that rshmem-perf writes (one case per line,
  * "case OP BYTES ITERS WARMUP REPS"; '#' starts a comment), runs every case the way
  * rshmem's PEs do (crates/rshmem-perf/src/pe.rs), and prints from PE 0 one line per case:
  *
+ *   INFO binding PE P cpus LIST   (every PE: Cpus_allowed_list of /proc/self/status)
  *   RESULT op=OP bytes=B iters=I reps=R median_us=M min_us=MIN max_us=MAX
  *   SKIP op=OP bytes=B reason=WHY
  *
@@ -34,7 +38,7 @@
 
 enum op_kind {
     OP_PUT, OP_PUT_NBI, OP_GET, OP_GET_NBI, OP_P, OP_G, OP_PINGPONG, OP_SIGNAL_PINGPONG,
-    OP_FETCH_ADD, OP_ADD, OP_COMPARE_SWAP, OP_FETCH, OP_ADD_RATE,
+    OP_FETCH_ADD, OP_ADD, OP_COMPARE_SWAP, OP_FETCH, OP_ADD_RATE, OP_INC_RATE, OP_SET_RATE, OP_PUT_NBI_RATE,
     OP_BARRIER, OP_BROADCAST, OP_FCOLLECT, OP_ALLTOALL, OP_REDUCE, OP_UNKNOWN
 };
 
@@ -47,7 +51,8 @@ static const struct {
     {"p", OP_P, 1},             {"g", OP_G, 1},             {"pingpong", OP_PINGPONG, 1},
     {"signal_pingpong", OP_SIGNAL_PINGPONG, 1},
     {"fetch_add", OP_FETCH_ADD, 1}, {"add", OP_ADD, 1}, {"compare_swap", OP_COMPARE_SWAP, 1},
-    {"fetch", OP_FETCH, 1},     {"add_rate", OP_ADD_RATE, 1},
+    {"fetch", OP_FETCH, 1},     {"add_rate", OP_ADD_RATE, 1}, {"inc_rate", OP_INC_RATE, 1},
+    {"set_rate", OP_SET_RATE, 1}, {"put_nbi_rate", OP_PUT_NBI_RATE, 1},
     {"barrier", OP_BARRIER, 0}, {"broadcast", OP_BROADCAST, 0}, {"fcollect", OP_FCOLLECT, 0},
     {"alltoall", OP_ALLTOALL, 0}, {"reduce", OP_REDUCE, 0},
 };
@@ -119,6 +124,7 @@ static void body(struct state *s, long k) {
             }
         break;
     case OP_PUT_NBI:
+    case OP_PUT_NBI_RATE:
         if (s->role == INITIATOR) {
             for (i = 0; i < k; i++) shmem_putmem_nbi(s->sym, s->local, s->bytes, s->partner);
             shmem_quiet();
@@ -206,6 +212,18 @@ static void body(struct state *s, long k) {
             shmem_quiet();
         }
         break;
+    case OP_INC_RATE:
+        if (s->role == INITIATOR) {
+            for (i = 0; i < k; i++) shmem_long_atomic_inc(s->word, s->partner);
+            shmem_quiet();
+        }
+        break;
+    case OP_SET_RATE:
+        if (s->role == INITIATOR) {
+            for (i = 0; i < k; i++) shmem_long_atomic_set(s->word, ++s->seq, s->partner);
+            shmem_quiet();
+        }
+        break;
     case OP_BARRIER:
         for (i = 0; i < k; i++) shmem_barrier_all();
         break;
@@ -259,12 +277,12 @@ static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, do
         s.role = IDLE;
         s.partner = -1;
     }
-    if (kind == OP_PUT || kind == OP_PUT_NBI || kind == OP_GET || kind == OP_GET_NBI) {
+    if (kind == OP_PUT || kind == OP_PUT_NBI || kind == OP_PUT_NBI_RATE || kind == OP_GET || kind == OP_GET_NBI) {
         s.sym = shmem_malloc(c->bytes);
         s.local = malloc(c->bytes);
         if (!s.sym || !s.local) die("out of symmetric memory (SMA_SYMMETRIC_SIZE too small?)");
         memset(s.sym, 0, c->bytes);
-        for (i = 0; i < c->bytes; i++) s.local[i] = (kind == OP_PUT || kind == OP_PUT_NBI) ? pattern(i) : 0;
+        for (i = 0; i < c->bytes; i++) s.local[i] = (kind == OP_GET || kind == OP_GET_NBI) ? 0 : pattern(i);
         if (kind == OP_GET || kind == OP_GET_NBI)
             for (i = 0; i < c->bytes; i++) s.sym[i] = pattern(i);
     } else if (kind == OP_SIGNAL_PINGPONG) {
@@ -276,7 +294,7 @@ static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, do
         for (i = 0; i < c->bytes; i++) s.local[i] = pattern(i);
         *s.word = 0;
     } else if (kind == OP_P || kind == OP_G || kind == OP_PINGPONG || kind == OP_FETCH_ADD || kind == OP_ADD ||
-               kind == OP_COMPARE_SWAP || kind == OP_FETCH || kind == OP_ADD_RATE) {
+               kind == OP_COMPARE_SWAP || kind == OP_FETCH || kind == OP_ADD_RATE || kind == OP_INC_RATE || kind == OP_SET_RATE) {
         s.word = shmem_malloc(sizeof(long));
         if (!s.word) die("out of memory");
         *s.word = (kind == OP_G || kind == OP_FETCH) ? 0x5eed0000L + me : 0;
@@ -326,6 +344,34 @@ static void run_case(const struct plan_case *c, enum op_kind kind, int pairs, do
     free(s.local);
 }
 
+/* Prints this PE's INFO binding line: the CPUs it may run on. */
+static void print_binding(int me) {
+    char line[4096], cpus[4096] = "unknown";
+    FILE *st = fopen("/proc/self/status", "r");
+    if (st) {
+        while (fgets(line, sizeof line, st))
+            if (strncmp(line, "Cpus_allowed_list:", 18) == 0 && sscanf(line + 18, " %4095s", cpus) == 1) break;
+        fclose(st);
+    }
+    printf("INFO binding PE %d cpus %s\n", me, cpus);
+    fflush(stdout);
+}
+
+/* Prints the INFO line that says which implementation this is. */
+static void print_implementation(void) {
+#ifdef OSHMEM_MAJOR_VERSION
+    printf("INFO Open MPI OpenSHMEM %d.%d.%d (OpenSHMEM %d.%d API)\n", OSHMEM_MAJOR_VERSION, OSHMEM_MINOR_VERSION,
+           OSHMEM_RELEASE_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+#else
+    char name[SHMEM_MAX_NAME_LEN];
+    int major = 0, minor = 0;
+    shmem_info_get_name(name);
+    shmem_info_get_version(&major, &minor);
+    printf("INFO %s (OpenSHMEM %d.%d API)\n", name, major, minor);
+#endif
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
     FILE *f;
     char line[512];
@@ -355,9 +401,8 @@ int main(int argc, char **argv) {
     }
     fclose(f);
 
-    if (me == 0)
-        printf("INFO Open MPI OpenSHMEM %d.%d.%d (OpenSHMEM %d.%d API)\n", OSHMEM_MAJOR_VERSION, OSHMEM_MINOR_VERSION,
-               OSHMEM_RELEASE_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    if (me == 0) print_implementation();
+    print_binding(me);
     for (k = 0; k < n_cases; k++) {
         const struct plan_case *c = &cases[k];
         enum op_kind kind = OP_UNKNOWN;

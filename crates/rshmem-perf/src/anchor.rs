@@ -1,11 +1,16 @@
 //! The anchors: the same sweep on another implementation, in the same invocation.
 //!
-//! For CPU PEs the anchor is Open MPI's OpenSHMEM. Its program is ours
-//! (`anchors/oshmem_perf.c`, built into this binary); it is compiled with Open MPI's
-//! `oshcc` into the results folder and started with `oshrun`. Other `oshcc`/`oshrun`
-//! binaries (rshmem's own C ABI builds some under `target/`) are never picked: the tools
-//! are taken from `/usr/bin` or from `PATH` entries outside any `target` folder, and
-//! `oshrun` must say it is Open MPI's.
+//! For CPU PEs there are two, both running our program `anchors/oshmem_perf.c` (built
+//! into this binary), compiled into the results folder:
+//!
+//! * `oshmem`: Open MPI's OpenSHMEM, compiled with Open MPI's `oshcc` and started with
+//!   its `oshrun`. Other `oshcc`/`oshrun` binaries (rshmem's own C ABI builds some under
+//!   `target/`) are never picked for it: the tools are taken from `/usr/bin` or from
+//!   `PATH` entries outside any `target` folder, and `oshrun` must say it is Open MPI's.
+//! * `libshmem`: rshmem's own C ABI (crate `rshmem-c`), the same program compiled with
+//!   rshmem's `oshcc` and started with rshmem's `oshrun`, found next to this binary or in
+//!   its target folder ([`find_rshmem_tools`]): what a C program gets from rshmem, beside
+//!   what the Rust API gets.
 
 use crate::backend::{Backend, JobSpec};
 use std::path::{Path, PathBuf};
@@ -43,9 +48,50 @@ pub fn header_present(oshcc: &Path) -> bool {
     String::from_utf8_lossy(&out.stdout).split_whitespace().any(|d| Path::new(d).join("shmem.h").is_file())
 }
 
-/// Open MPI's OpenSHMEM, found on this machine.
+/// How to build rshmem's C tools when they are missing.
+pub const LIBSHMEM_BUILD_HINT: &str = "cargo build --release -p rshmem-c";
+
+/// Whether `dir` holds rshmem's C tools: `oshcc`, `oshrun` and `include/shmem.h` (its
+/// `oshcc` places the library beside itself when it runs).
+fn has_rshmem_tools(dir: &Path) -> bool {
+    dir.join("oshcc").is_file() && dir.join("oshrun").is_file() && dir.join("include").join("shmem.h").is_file()
+}
+
+/// The folders where rshmem's C tools may be for a binary in `exe_dir`: that folder, its
+/// parent when it is a `deps` or `examples` folder of a profile, and the `release` and
+/// `debug` profiles of the `target` folder it is in.
+pub fn rshmem_tool_dirs(exe_dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![exe_dir.to_path_buf()];
+    if exe_dir.file_name().is_some_and(|n| n == "deps" || n == "examples") {
+        dirs.extend(exe_dir.parent().map(Path::to_path_buf));
+    }
+    if let Some(target) = exe_dir.ancestors().find(|a| a.file_name().is_some_and(|n| n == "target")) {
+        dirs.extend(["release", "debug"].map(|p| target.join(p)));
+    }
+    dirs.dedup();
+    dirs
+}
+
+/// The folder with rshmem's own `oshcc` and `oshrun` (crate `rshmem-c`), looked for
+/// around this binary ([`rshmem_tool_dirs`]).
+pub fn find_rshmem_tools() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    rshmem_tool_dirs(exe.parent()?).into_iter().find(|d| has_rshmem_tools(d))
+}
+
+/// Which OpenSHMEM runs the anchor program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Open MPI's OpenSHMEM (the `oshmem` column).
+    OpenMpi,
+    /// rshmem's C ABI, libshmem (the `libshmem` column).
+    Libshmem,
+}
+
+/// The anchor program on an OpenSHMEM library found on this machine.
 #[derive(Debug)]
 pub struct Oshmem {
+    flavor: Flavor,
     oshcc: PathBuf,
     oshrun: PathBuf,
     version: String,
@@ -68,24 +114,56 @@ impl Oshmem {
         if !header_present(&oshcc) {
             return Err(missing(&format!("Open MPI's shmem.h is not in the include folders of {}", oshcc.display())));
         }
-        Ok(Oshmem { oshcc, oshrun, version, program: None })
+        Ok(Oshmem { flavor: Flavor::OpenMpi, oshcc, oshrun, version, program: None })
+    }
+
+    /// Looks for rshmem's own `oshcc` and `oshrun` ([`find_rshmem_tools`]); the error says
+    /// how to build them.
+    pub fn detect_libshmem() -> Result<Oshmem, String> {
+        let dir = find_rshmem_tools().ok_or_else(|| {
+            let exe = std::env::current_exe().ok();
+            let dirs = exe.as_deref().and_then(Path::parent).map(rshmem_tool_dirs).unwrap_or_default();
+            let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            format!(
+                "rshmem's oshcc, oshrun and include/shmem.h were not found in {}; build them with `{LIBSHMEM_BUILD_HINT}`",
+                dirs.join(", ")
+            )
+        })?;
+        let version = format!("rshmem-c, {}", dir.display());
+        Ok(Oshmem { flavor: Flavor::Libshmem, oshcc: dir.join("oshcc"), oshrun: dir.join("oshrun"), version, program: None })
+    }
+
+    /// Which library it runs on.
+    pub fn flavor(&self) -> Flavor {
+        self.flavor
     }
 }
 
 impl Backend for Oshmem {
     fn label(&self) -> &str {
-        "oshmem"
+        match self.flavor {
+            Flavor::OpenMpi => "oshmem",
+            Flavor::Libshmem => "libshmem",
+        }
     }
 
     fn describe(&self) -> String {
-        format!("Open MPI OpenSHMEM ({}, {})", self.version, self.oshrun.display())
+        match self.flavor {
+            Flavor::OpenMpi => format!("Open MPI OpenSHMEM ({}, {})", self.version, self.oshrun.display()),
+            Flavor::Libshmem => format!("rshmem's C ABI libshmem ({})", self.version),
+        }
     }
 
     fn prepare(&mut self, out: &Path) -> Result<(), String> {
         let dir = out.join("anchor");
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let src = dir.join("oshmem_perf.c");
-        let exe = dir.join("oshmem_perf");
+        // The same source, one copy and one program per library.
+        let stem = match self.flavor {
+            Flavor::OpenMpi => "oshmem_perf",
+            Flavor::Libshmem => "libshmem_perf",
+        };
+        let src = dir.join(format!("{stem}.c"));
+        let exe = dir.join(stem);
         std::fs::write(&src, OSHMEM_SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
         let res = Command::new(&self.oshcc)
             .arg("-O2")
@@ -109,6 +187,12 @@ impl Backend for Oshmem {
     fn command(&self, job: &JobSpec) -> Result<Command, String> {
         let program = self.program.as_ref().ok_or("the anchor program was not compiled (prepare was not called)")?;
         let mut cmd = Command::new(&self.oshrun);
+        if self.flavor == Flavor::Libshmem {
+            // rshmem's oshrun; CPU PEs, the heap as rshmem's own PEs get it (its default,
+            // grown on demand by the collective allocations).
+            cmd.env("RSHMEM_DEVICE", "cpu").arg("-np").arg(job.n_pes.to_string()).arg(program).arg(&job.plan);
+            return Ok(cmd);
+        }
         let heap = format!("{}M", job.heap_bytes.div_ceil(1 << 20));
         // `--mca osc ^rdma`: without it Open MPI 4.1's OpenSHMEM crashes in shmem_finalize.
         cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma", "-np"]).arg(job.n_pes.to_string());
@@ -135,9 +219,19 @@ mod tests {
     }
 
     #[test]
+    fn looks_for_rshmem_tools_in_the_target_folder() {
+        let dirs = rshmem_tool_dirs(Path::new("/w/target/release/deps"));
+        let want: Vec<PathBuf> = ["/w/target/release/deps", "/w/target/release", "/w/target/debug"].iter().map(PathBuf::from).collect();
+        assert_eq!(dirs, want, "the profile folder once");
+        assert_eq!(rshmem_tool_dirs(Path::new("/opt/bin")), vec![PathBuf::from("/opt/bin")]);
+        assert!(!has_rshmem_tools(Path::new("/nonexistent")));
+    }
+
+    #[test]
     fn source_speaks_the_protocol() {
         assert!(OSHMEM_SOURCE.contains("RESULT op=%s bytes=%zu iters=%ld reps=%ld median_us="));
         assert!(OSHMEM_SOURCE.contains("SKIP op=%s bytes=%zu reason="));
+        assert!(OSHMEM_SOURCE.contains("INFO binding PE %d cpus %s"));
         for op in crate::ops::OPS {
             let listed = OSHMEM_SOURCE.contains(&format!("{{\"{}\", ", op.name));
             assert!(listed, "the anchor neither runs nor names `{}`", op.name);

@@ -12,10 +12,11 @@ use rshmem_perf::backend::{
 use rshmem_perf::gpu::anchors::{GpuAnchor, Library};
 use rshmem_perf::gpu::{self, COLL_PROTO_VAR};
 use rshmem_perf::ops::{self, Suite};
-use rshmem_perf::plan::{self, Case, PlanSettings};
+use rshmem_perf::plan::{self, PlanSettings};
 use rshmem_perf::plot::{plot, Metric};
 use rshmem_perf::progress::Progress;
-use rshmem_perf::report::{AnchorCell, AnchorInfo, Report, Row};
+use rshmem_perf::report::{AnchorInfo, Report};
+use rshmem_perf::rounds;
 use rshmem_perf::sizes::{format_size, parse_size, sweep};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -77,10 +78,21 @@ struct Cli {
     #[arg(long)]
     ops: Option<String>,
     /// Side-by-side anchors, comma-separated: auto (those of the suite that are
-    /// installed), none, oshmem (CPU), nvshmem, nccl (GPU). A named one that is missing is
-    /// an error.
+    /// installed), none, oshmem (CPU: Open MPI's OpenSHMEM), libshmem (CPU: rshmem's own C
+    /// ABI, with its oshcc and oshrun from this binary's target folder), nvshmem, nccl
+    /// (GPU). A named one that is missing is an error.
     #[arg(long, alias = "anchor", default_value = "auto")]
     anchors: String,
+    /// Interleaved rounds: run each side's whole job this many times, taking turns
+    /// (rshmem, the anchors, rshmem, the anchors, ...). Each figure is then the median of
+    /// the rounds' medians, with their spread (min and max of the round medians; a `±`
+    /// column in the table).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// After the table, one line per anchor: the rows where rshmem is faster and slower
+    /// (ratio above and below 1) and the geometric mean of the ratios.
+    #[arg(long)]
+    cmp: bool,
     /// Force the protocol of rshmem's GPU collectives (auto, simple, ll, ll128, proxy): sets
     /// RSHMEM_GPU_COLL_PROTO for rshmem's PEs.
     #[arg(long, value_parser = gpu::parse_coll_proto)]
@@ -186,7 +198,7 @@ fn choose_suite(cli: &Cli) -> Result<Suite, String> {
 /// The anchors `--anchors` names for `suite`: (name, required).
 fn anchor_names(list: &str, suite: Suite) -> Result<Vec<(&'static str, bool)>, String> {
     let of_suite: &[&'static str] = match suite {
-        Suite::Cpu => &["oshmem"],
+        Suite::Cpu => &["oshmem", "libshmem"],
         Suite::Gpu => &["nvshmem", "nccl"],
     };
     let mut out: Vec<(&'static str, bool)> = Vec::new();
@@ -194,7 +206,7 @@ fn anchor_names(list: &str, suite: Suite) -> Result<Vec<(&'static str, bool)>, S
         match name {
             "none" => return Ok(Vec::new()),
             "auto" => of_suite.iter().for_each(|n| out.push((n, false))),
-            _ => match ["oshmem", "nvshmem", "nccl"].into_iter().find(|k| *k == name) {
+            _ => match ["oshmem", "libshmem", "nvshmem", "nccl"].into_iter().find(|k| *k == name) {
                 Some(k) if of_suite.contains(&k) => out.push((k, true)),
                 Some(k) => {
                     return Err(format!(
@@ -203,7 +215,7 @@ fn anchor_names(list: &str, suite: Suite) -> Result<Vec<(&'static str, bool)>, S
                         of_suite.join(", ")
                     ))
                 }
-                None => return Err(format!("--anchors: unknown anchor `{name}` (auto, none, oshmem, nvshmem, nccl)")),
+                None => return Err(format!("--anchors: unknown anchor `{name}` (auto, none, oshmem, libshmem, nvshmem, nccl)")),
             },
         }
     }
@@ -220,6 +232,7 @@ fn anchor_names(list: &str, suite: Suite) -> Result<Vec<(&'static str, bool)>, S
 fn detect_anchor(name: &str) -> Result<Box<dyn Backend>, String> {
     match name {
         "oshmem" => Oshmem::detect().map(|a| Box::new(a) as Box<dyn Backend>),
+        "libshmem" => Oshmem::detect_libshmem().map(|a| Box::new(a) as Box<dyn Backend>),
         "nvshmem" => GpuAnchor::detect(Library::Nvshmem).map(|a| Box::new(a) as Box<dyn Backend>),
         _ => GpuAnchor::detect(Library::Nccl).map(|a| Box::new(a) as Box<dyn Backend>),
     }
@@ -284,31 +297,6 @@ fn prepare_anchors(wanted: Vec<(&'static str, bool)>, out: &Path, notes: &mut Ve
     Ok(anchors)
 }
 
-/// One row per case: rshmem's figure and each anchor's (measured, skipped with why, or
-/// missing).
-fn rows(cases: &[Case], ours: &JobOutput, theirs: &[JobOutput]) -> Vec<Row> {
-    let find = |o: &JobOutput, op: &str, bytes: usize| o.results.iter().find(|m| m.op == op && m.bytes == bytes).map(|m| m.time);
-    cases
-        .iter()
-        .map(|c| {
-            let (op, bytes) = (c.op.name(), c.bytes);
-            let cells = theirs
-                .iter()
-                .map(|t| match find(t, op, bytes) {
-                    Some(s) => AnchorCell::Measured(s),
-                    None => t
-                        .skips
-                        .iter()
-                        .find(|(o, b, _)| o == op && *b == bytes)
-                        .map(|(_, _, why)| AnchorCell::Skipped(why.clone()))
-                        .unwrap_or(AnchorCell::Missing),
-                })
-                .collect();
-            Row { op: op.into(), bytes, iters: c.iters, reps: c.reps, ours: find(ours, op, bytes), anchors: cells }
-        })
-        .collect()
-}
-
 /// Writes the CSV, JSON and SVG files of `report` into `out`; false if one failed.
 fn write_files(report: &Report, out: &Path) -> bool {
     let files = [
@@ -368,7 +356,7 @@ fn run_suite(cli: &Cli) -> Result<ExitCode, String> {
     let (host, load) = host_line();
     let names: Vec<String> = anchors.iter().map(|a| a.describe()).collect();
     eprintln!(
-        "rshmem-perf: {} {} cases ({} to {}, {} repetitions) on {} PEs{}; results in {}",
+        "rshmem-perf: {} {} cases ({} to {}, {} repetitions) on {} PEs{}{}; results in {}",
         cases.len(),
         suite.name(),
         format_size(settings.sizes[0]),
@@ -376,41 +364,62 @@ fn run_suite(cli: &Cli) -> Result<ExitCode, String> {
         settings.reps,
         cli.pes,
         if names.is_empty() { String::new() } else { format!(", then the same on {}", names.join("; ")) },
+        if cli.rounds > 1 { format!(", {} rounds taking turns", cli.rounds) } else { String::new() },
         out.display()
     );
-    let progress = Progress::new(cases.len() as u64 * (1 + anchors.len() as u64));
-    let ours = backend::run_job(&ours_backend, &job, &cases, &progress);
-    let theirs: Vec<JobOutput> = anchors.iter().map(|a| backend::run_job(a.as_ref(), &job, &cases, &progress)).collect();
+    let n_rounds = cli.rounds as usize;
+    let progress = Progress::new(cases.len() as u64 * (1 + anchors.len() as u64) * n_rounds as u64);
+    // Round after round, each side's job in turn: ours[r], theirs[k][r].
+    let mut ours: Vec<JobOutput> = Vec::with_capacity(n_rounds);
+    let mut theirs: Vec<Vec<JobOutput>> = anchors.iter().map(|_| Vec::with_capacity(n_rounds)).collect();
+    for _ in 0..n_rounds {
+        ours.push(backend::run_job(&ours_backend, &job, &cases, &progress));
+        for (a, t) in anchors.iter().zip(&mut theirs) {
+            t.push(backend::run_job(a.as_ref(), &job, &cases, &progress));
+        }
+    }
     progress.finish();
 
     let mut code = ExitCode::SUCCESS;
-    if let Some(f) = &ours.failure {
+    let round_of = |r: usize| if n_rounds > 1 { format!(" (round {} of {n_rounds})", r + 1) } else { String::new() };
+    for (r, f) in ours.iter().enumerate().filter_map(|(r, o)| Some((r, o.failure.as_ref()?))) {
         // Its stderr was passed through as it came (`[rshmem] ...`).
-        notes.push(format!("rshmem: {f}"));
+        notes.push(format!("rshmem{}: {f}", round_of(r)));
         code = ExitCode::from(1);
     }
     for (a, t) in anchors.iter().zip(&theirs) {
-        if let Some(f) = &t.failure {
-            notes.push(format!("anchor {}: {f}", a.label()));
+        for (r, f) in t.iter().enumerate().filter_map(|(r, o)| Some((r, o.failure.as_ref()?))) {
+            notes.push(format!("anchor {}{}: {f}", a.label(), round_of(r)));
             if cli.anchors.split(',').any(|n| n.trim() == a.label()) {
                 code = ExitCode::from(1);
             }
         }
     }
+    let binding = std::iter::once(rounds::binding("rshmem", &ours))
+        .chain(anchors.iter().zip(&theirs).map(|(a, t)| rounds::binding(a.label(), t)))
+        .flatten()
+        .collect();
     let report = Report {
         n_pes: cli.pes,
-        backend: ours.info.first().cloned().unwrap_or_else(|| ours_backend.describe()),
+        backend: rounds::describe(&ours).unwrap_or_else(|| ours_backend.describe()),
         anchors: anchors
             .iter()
             .zip(&theirs)
-            .map(|(a, t)| AnchorInfo { label: a.label().to_string(), describe: t.info.first().cloned().unwrap_or_else(|| a.describe()) })
+            .map(|(a, t)| AnchorInfo { label: a.label().to_string(), describe: rounds::describe(t).unwrap_or_else(|| a.describe()) })
             .collect(),
         host,
         load,
-        rows: rows(&cases, &ours, &theirs),
+        rows: rounds::rows(&cases, &ours, &theirs),
         notes,
+        rounds: n_rounds,
+        binding,
     };
     print!("{}", report.table());
+    if cli.cmp {
+        for line in report.cmp_lines() {
+            println!("{line}");
+        }
+    }
     if !write_files(&report, &out) {
         code = ExitCode::from(1);
     }
@@ -488,6 +497,22 @@ mod tests {
         // clap's own consistency check: two fields of one id (the flattened internal
         // arguments beside the public ones) fail here instead of sharing one value.
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn rounds_and_cmp_flags() {
+        let cli = Cli::try_parse_from(["rshmem-perf"]).expect("parses");
+        assert_eq!((cli.rounds, cli.cmp), (1, false), "one round, no summary by default");
+        let cli = Cli::try_parse_from(["rshmem-perf", "--rounds", "3", "--cmp"]).expect("parses");
+        assert_eq!((cli.rounds, cli.cmp), (3, true));
+        assert!(Cli::try_parse_from(["rshmem-perf", "--rounds", "0"]).is_err());
+    }
+
+    #[test]
+    fn libshmem_is_a_cpu_anchor() {
+        assert_eq!(anchor_names("auto", Suite::Cpu).unwrap(), vec![("oshmem", false), ("libshmem", false)]);
+        assert_eq!(anchor_names("auto,libshmem", Suite::Cpu).unwrap(), vec![("oshmem", false), ("libshmem", true)]);
+        assert!(anchor_names("libshmem", Suite::Gpu).unwrap_err().contains("not an anchor of the gpu suite"));
     }
 
     #[test]

@@ -46,6 +46,9 @@ pub enum Op {
     Get,
     /// Non-blocking get per iteration, one quiet per timed block.
     GetNbi,
+    /// Message rate: non-blocking puts of small messages streamed back to back to one
+    /// peer, one quiet per timed block (the loop of [`Op::PutNbi`] over [`RATE`] sizes).
+    PutNbiRate,
     /// Scalar put of one 8-byte word, then quiet, per iteration.
     P,
     /// Scalar get of one 8-byte word per iteration.
@@ -64,6 +67,10 @@ pub enum Op {
     Fetch,
     /// Atomic adds back to back, one quiet per timed block (the rate of updates).
     AddRate,
+    /// Atomic increments back to back, one quiet per timed block.
+    IncRate,
+    /// Atomic sets back to back, one quiet per timed block.
+    SetRate,
     /// Barrier over all PEs (barrier_all) per iteration.
     Barrier,
     /// Broadcast of the message from PE 0 to every PE of the world team.
@@ -170,6 +177,9 @@ pub struct OpInfo {
 
 /// Every size.
 const ANY: (usize, usize) = (0, usize::MAX);
+/// The sizes of the CPU message-rate case ([`Op::PutNbiRate`]): small messages, where
+/// the per-message cost, not the copy, is what is measured.
+pub const RATE: (usize, usize) = (1, 64 << 10);
 
 fn heap_message(bytes: usize, _n: usize) -> usize {
     bytes
@@ -244,6 +254,17 @@ pub const OPS: &[OpInfo] = &[
         unit: 1,
         heap: heap_message,
         range: ANY,
+        sync: false,
+    },
+    OpInfo {
+        op: Op::PutNbiRate,
+        name: "put_nbi_rate",
+        shape: Shape::Sweep,
+        pattern: Pattern::Pairs,
+        about: "putmem_nbi streamed back to back to one peer, 1 B to 64 KiB; one quiet per block",
+        unit: 1,
+        heap: heap_message,
+        range: RATE,
         sync: false,
     },
     OpInfo {
@@ -340,6 +361,28 @@ pub const OPS: &[OpInfo] = &[
         shape: Shape::Word,
         pattern: Pattern::Pairs,
         about: "long atomic_add back to back; one quiet per block",
+        unit: 1,
+        heap: heap_word,
+        range: ANY,
+        sync: false,
+    },
+    OpInfo {
+        op: Op::IncRate,
+        name: "inc_rate",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_inc back to back; one quiet per block",
+        unit: 1,
+        heap: heap_word,
+        range: ANY,
+        sync: false,
+    },
+    OpInfo {
+        op: Op::SetRate,
+        name: "set_rate",
+        shape: Shape::Word,
+        pattern: Pattern::Pairs,
+        about: "long atomic_set back to back; one quiet per block",
         unit: 1,
         heap: heap_word,
         range: ANY,

@@ -8,7 +8,7 @@
 
 use crate::ops::{Op, Pattern};
 use crate::plan::Case;
-use crate::protocol::{result_line, Measurement};
+use crate::protocol::{binding_line, cpus_allowed_list, result_line, Measurement};
 use crate::stats::Summary;
 use rshmem::{Cmp, Ctx, ReduceOp, SignalOp, Sym, Team};
 use std::hint::black_box;
@@ -87,7 +87,7 @@ fn run_rma(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     let r = role(me, n);
     let sym: Sym<u8> = ctx.alloc(case.bytes).map_err(&e)?;
     let mut local: Vec<u8> = match case.op {
-        Op::Put | Op::PutNbi => (0..case.bytes).map(pattern).collect(),
+        Op::Put | Op::PutNbi | Op::PutNbiRate => (0..case.bytes).map(pattern).collect(),
         _ => vec![0; case.bytes],
     };
     if matches!(case.op, Op::Get | Op::GetNbi) {
@@ -102,7 +102,7 @@ fn run_rma(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
                     ctx.quiet().map_err(&e)?;
                 }
             }
-            Op::PutNbi => {
+            Op::PutNbi | Op::PutNbiRate => {
                 for _ in 0..k {
                     ctx.put_nbi(&sym, 0, &local, partner).map_err(&e)?;
                 }
@@ -124,7 +124,9 @@ fn run_rma(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
         Ok(())
     })?;
     match (case.op, r) {
-        (Op::Put | Op::PutNbi, Role::Target { .. }) => check_bytes(case, me, "the put destination", |i| sym.read(i).map_err(&e))?,
+        (Op::Put | Op::PutNbi | Op::PutNbiRate, Role::Target { .. }) => {
+            check_bytes(case, me, "the put destination", |i| sym.read(i).map_err(&e))?
+        }
         (Op::Get | Op::GetNbi, Role::Initiator { .. }) => check_bytes(case, me, "the get destination", |i| Ok(local[i]))?,
         _ => {}
     }
@@ -160,6 +162,19 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
             (Op::AddRate, Role::Initiator { partner }) => {
                 for _ in 0..k {
                     ctx.atomic_add(&word, 0, 1, partner).map_err(&e)?;
+                }
+                ctx.quiet().map_err(&e)?;
+            }
+            (Op::IncRate, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    ctx.atomic_inc(&word, 0, partner).map_err(&e)?;
+                }
+                ctx.quiet().map_err(&e)?;
+            }
+            (Op::SetRate, Role::Initiator { partner }) => {
+                for _ in 0..k {
+                    sent += 1;
+                    ctx.atomic_set(&word, 0, sent, partner).map_err(&e)?;
                 }
                 ctx.quiet().map_err(&e)?;
             }
@@ -214,7 +229,7 @@ fn run_word(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
     };
     match (case.op, r) {
         (Op::P, Role::Target { .. }) => check("the word written by p", word.load(0).map_err(&e)?, total)?,
-        (Op::FetchAdd | Op::Add | Op::AddRate | Op::CompareSwap, Role::Target { .. }) => {
+        (Op::FetchAdd | Op::Add | Op::AddRate | Op::IncRate | Op::SetRate | Op::CompareSwap, Role::Target { .. }) => {
             check("the atomically updated word", word.load(0).map_err(&e)?, total)?
         }
         (Op::G, Role::Initiator { partner }) => check("the word read by g", last_g, 0x5eed_0000 + partner as i64)?,
@@ -367,12 +382,24 @@ pub fn run_case(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
         return Err(format!("{} needs at least 2 PEs (got {})", case.op.name(), ctx.n_pes()));
     }
     match case.op {
-        Op::Put | Op::PutNbi | Op::Get | Op::GetNbi => run_rma(ctx, case),
-        Op::P | Op::G | Op::PingPong | Op::FetchAdd | Op::Add | Op::CompareSwap | Op::Fetch | Op::AddRate => run_word(ctx, case),
+        Op::Put | Op::PutNbi | Op::PutNbiRate | Op::Get | Op::GetNbi => run_rma(ctx, case),
+        Op::P | Op::G | Op::PingPong | Op::FetchAdd | Op::Add | Op::CompareSwap | Op::Fetch | Op::AddRate | Op::IncRate | Op::SetRate => {
+            run_word(ctx, case)
+        }
         Op::SignalPingPong => run_signal_pingpong(ctx, case),
         Op::Barrier | Op::Broadcast | Op::Fcollect | Op::Alltoall | Op::Reduce | Op::ReduceScatter => run_all(ctx, case),
         other => Err(format!("{} is an operation of the {} suite, not of CPU PEs", other.name(), other.suite().name())),
     }
+}
+
+/// The CPUs the calling thread may run on (`Cpus_allowed_list` of
+/// `/proc/thread-self/status`: thread PEs of one process may be bound apart; else of
+/// `/proc/self/status`), or `unknown`.
+pub fn allowed_cpus() -> String {
+    ["/proc/thread-self/status", "/proc/self/status"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok().and_then(|t| cpus_allowed_list(&t)))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The PE program: runs every case of the plan file and, on PE 0, prints the results.
@@ -391,6 +418,8 @@ pub fn main(plan_path: &std::path::Path) -> Res<()> {
             let how = if threads > 1 { format!(", {threads} PEs per process as threads") } else { String::new() };
             let _ = writeln!(out, "INFO rshmem {} (CPU PEs, local transport{how})", env!("CARGO_PKG_VERSION"));
         }
+        // Every PE says where it may run (the driver's header shows it).
+        let _ = writeln!(out, "{}", binding_line(me, &allowed_cpus())).and_then(|_| out.flush());
         run_cases(&ctx, &cases, &mut out, |case| run_case(&ctx, case))?;
         ctx.finalize().map_err(|e| format!("finalize: {e}"))
     })

@@ -242,6 +242,7 @@ mod tests {
                 reps: 1,
                 ours: Some(summary(0.1 * (i + 1) as f64)),
                 anchors: vec![AnchorCell::Measured(summary(0.2 * (i + 1) as f64)), AnchorCell::Skipped("no".into())],
+                ..Default::default()
             });
         }
         rows.push(Row {
@@ -251,6 +252,7 @@ mod tests {
             reps: 1,
             ours: Some(summary(1.0)),
             anchors: vec![AnchorCell::Skipped("x".into()), AnchorCell::Measured(summary(1.0))],
+            ..Default::default()
         });
         Report {
             n_pes: 2,
@@ -263,6 +265,8 @@ mod tests {
             load: "0".into(),
             rows,
             notes: vec![],
+            rounds: 1,
+            binding: vec![],
         }
     }
 

@@ -3,12 +3,16 @@
 //!
 //! ```text
 //! INFO free text describing the implementation
+//! INFO binding PE 1 cpus 0-1
 //! RESULT op=put bytes=8 iters=1000 reps=5 median_us=0.041 min_us=0.040 max_us=0.052
 //! SKIP op=reduce_scatter bytes=8 reason=not in OpenSHMEM 1.4
 //! ```
 //!
 //! One line per case of the plan, in plan order: `RESULT` when it was measured, `SKIP`
-//! when that implementation has no such operation. Other lines are passed through.
+//! when that implementation has no such operation. Every PE (not only PE 0) prints one
+//! `INFO binding` line with the CPUs it may run on (`Cpus_allowed_list` of
+//! `/proc/self/status`; a thread PE's own in `/proc/thread-self/status`). Other lines are
+//! passed through.
 
 use crate::stats::Summary;
 
@@ -45,6 +49,26 @@ pub enum Line {
     },
     /// Anything else.
     Other(String),
+}
+
+/// What an `INFO` line that says how a PE is bound starts with.
+pub const BINDING_PREFIX: &str = "binding PE ";
+
+/// The `INFO` line of PE `pe` allowed to run on `cpus` (a list such as `0-1` or `0,2`).
+pub fn binding_line(pe: usize, cpus: &str) -> String {
+    format!("INFO {BINDING_PREFIX}{pe} cpus {cpus}")
+}
+
+/// The PE and its CPU list of an `INFO` text (the line less `INFO `) that says how a PE
+/// is bound; `None` for any other `INFO` text.
+pub fn parse_binding(info: &str) -> Option<(usize, String)> {
+    let (pe, cpus) = info.strip_prefix(BINDING_PREFIX)?.split_once(" cpus ")?;
+    Some((pe.trim().parse().ok()?, cpus.trim().to_string()))
+}
+
+/// The value of `Cpus_allowed_list:` in the text of a `/proc/.../status` file.
+pub fn cpus_allowed_list(status: &str) -> Option<String> {
+    status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).map(|v| v.trim().to_string())
 }
 
 /// Formats a measured case as a `RESULT` line.
@@ -131,6 +155,21 @@ mod tests {
         );
         assert_eq!(parse_line("INFO Open MPI 4.1.4").unwrap(), Line::Info("Open MPI 4.1.4".into()));
         assert_eq!(parse_line("hello").unwrap(), Line::Other("hello".into()));
+    }
+
+    #[test]
+    fn binding_lines() {
+        let line = binding_line(1, "0-1");
+        assert_eq!(line, "INFO binding PE 1 cpus 0-1");
+        let Line::Info(text) = parse_line(&line).unwrap() else { panic!() };
+        assert_eq!(parse_binding(&text), Some((1, "0-1".to_string())));
+        // The C anchor's line, and lines that are not about binding.
+        assert_eq!(parse_binding("binding PE 12 cpus 3,5"), Some((12, "3,5".to_string())));
+        assert_eq!(parse_binding("Open MPI OpenSHMEM 4.1.4"), None);
+        assert_eq!(parse_binding("binding PE x cpus 1"), None);
+        let status = "Name:\tperf\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\nMems_allowed_list:\t0\n";
+        assert_eq!(cpus_allowed_list(status).as_deref(), Some("0-1"));
+        assert_eq!(cpus_allowed_list("Name: x"), None);
     }
 
     #[test]

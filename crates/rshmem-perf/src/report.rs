@@ -1,8 +1,10 @@
 //! The results of a run: one row per case with rshmem's figures and the anchor's beside
-//! them, printed as a table and written as CSV and JSON.
+//! them, printed as a table and written as CSV and JSON. With several interleaved rounds
+//! ([`Report::rounds`]) each figure is the median of the rounds' medians, with their
+//! spread beside it.
 
 use crate::sizes::format_size;
-use crate::stats::{gbps, Summary};
+use crate::stats::{gbps, Spread, Summary};
 use std::fmt::Write as _;
 
 /// What the anchor says about one case.
@@ -19,7 +21,7 @@ pub enum AnchorCell {
 }
 
 /// One case of the run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Row {
     /// Operation name.
     pub op: String,
@@ -33,6 +35,11 @@ pub struct Row {
     pub ours: Option<Summary>,
     /// Each anchor's, in the order of [`Report::anchors`].
     pub anchors: Vec<AnchorCell>,
+    /// The spread of rshmem's round medians (None: not measured).
+    pub ours_spread: Option<Spread>,
+    /// The spread of each anchor's round medians, in the order of [`Report::anchors`]
+    /// (shorter, or None, where there is none).
+    pub anchor_spreads: Vec<Option<Spread>>,
 }
 
 impl Row {
@@ -43,6 +50,11 @@ impl Row {
             (Some(o), Some(AnchorCell::Measured(a))) if o.median_us > 0.0 => Some(a.median_us / o.median_us),
             _ => None,
         }
+    }
+
+    /// The spread of anchor `k`'s round medians.
+    pub fn anchor_spread(&self, k: usize) -> Option<Spread> {
+        self.anchor_spreads.get(k).copied().flatten()
     }
 }
 
@@ -56,7 +68,7 @@ pub struct AnchorInfo {
 }
 
 /// Everything a run reports.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Report {
     /// Number of PEs.
     pub n_pes: usize,
@@ -72,6 +84,40 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Notes (anchor unavailable, a job that failed, ...).
     pub notes: Vec<String>,
+    /// Interleaved rounds: each side's job ran this many times, alternating with the
+    /// others' (1: the figures are one job's medians of repetitions).
+    pub rounds: usize,
+    /// How each side's PEs were bound, one entry per side that said so (`rshmem PE0
+    /// cpus 0-1, PE1 cpus 0-1`).
+    pub binding: Vec<String>,
+}
+
+/// One side's binding for the header, from the `(PE, CPU list)` its PEs reported:
+/// `oshmem PE0 cpu 0, PE1 cpu 1`; `None` when no PE reported.
+pub fn binding_summary(label: &str, pes: &[(usize, String)]) -> Option<String> {
+    if pes.is_empty() {
+        return None;
+    }
+    let mut pes = pes.to_vec();
+    pes.sort();
+    pes.dedup_by_key(|(pe, _)| *pe);
+    let each: Vec<String> = pes
+        .iter()
+        .map(|(pe, cpus)| {
+            let one = !cpus.contains([',', '-']) && cpus.parse::<usize>().is_ok();
+            format!("PE{pe} {} {cpus}", if one { "cpu" } else { "cpus" })
+        })
+        .collect();
+    Some(format!("{label} {}", each.join(", ")))
+}
+
+/// A spread for the table: `±7%`, `±0.4%` below 1%, `-` without one.
+pub fn format_spread(spread: Option<Spread>, median_us: Option<f64>) -> String {
+    match median_us.and_then(|m| spread?.percent(m)) {
+        Some(p) if p < 0.95 => format!("±{p:.1}%"),
+        Some(p) => format!("±{p:.0}%"),
+        None => "-".into(),
+    }
 }
 
 /// A figure with about three significant digits.
@@ -104,31 +150,60 @@ impl Report {
         for a in &self.anchors {
             let _ = writeln!(t, "anchor {}: {}", a.label, a.describe);
         }
+        if !self.binding.is_empty() {
+            let _ = writeln!(t, "binding: {}", self.binding.join("; "));
+        }
+        let multi = self.rounds > 1;
         let _ = writeln!(
             t,
-            "medians of repetitions; us = microseconds per operation; GB/s = bytes / time{}",
+            "{}; us = microseconds per operation; GB/s = bytes / time{}",
+            if multi {
+                format!(
+                    "medians over {} interleaved rounds of each round's median of repetitions; ± = half the range of the round medians / their median",
+                    self.rounds
+                )
+            } else {
+                "medians of repetitions".to_string()
+            },
             if self.anchors.is_empty() { "" } else { "; ratio = anchor time / rshmem time (>1: rshmem faster)" }
         );
         let single = self.anchors.len() == 1;
-        let mut header = vec!["op".to_string(), "size".into(), "rshmem us".into(), "rshmem GB/s".into()];
+        // A side's columns: time, its spread over rounds (several rounds only), bandwidth.
+        let side = |label: &str| {
+            let mut h = vec![format!("{label} us")];
+            if multi {
+                h.push(format!("{label} ±"));
+            }
+            h.push(format!("{label} GB/s"));
+            h
+        };
+        let figures = |s: &Summary, spread: Option<Spread>, bytes: usize| {
+            let mut l = vec![fmt_num(s.median_us)];
+            if multi {
+                l.push(format_spread(spread, Some(s.median_us)));
+            }
+            l.push(cell(gbps(bytes, s.median_us)));
+            l
+        };
+        let blank = |text: &str| vec![text.to_string(); if multi { 3 } else { 2 }];
+        let mut header = vec!["op".to_string(), "size".into()];
+        header.extend(side("rshmem"));
         for a in &self.anchors {
-            let al = &a.label;
-            header.extend([format!("{al} us"), format!("{al} GB/s"), if single { "ratio".into() } else { format!("{al} ratio") }]);
+            header.extend(side(&a.label));
+            header.push(if single { "ratio".into() } else { format!("{} ratio", a.label) });
         }
         let mut lines: Vec<Vec<String>> = vec![header];
         for r in &self.rows {
             let size = if r.bytes == 0 { "-".to_string() } else { format_size(r.bytes) };
-            let mut l = vec![r.op.clone(), size, cell(r.ours.map(|s| s.median_us)), cell(r.ours.and_then(|s| gbps(r.bytes, s.median_us)))];
+            let mut l = vec![r.op.clone(), size];
+            l.extend(r.ours.map(|s| figures(&s, r.ours_spread, r.bytes)).unwrap_or_else(|| blank("-")));
             for k in 0..self.anchors.len() {
                 match r.anchors.get(k).unwrap_or(&AnchorCell::NotRun) {
-                    AnchorCell::Measured(a) => {
-                        l.push(fmt_num(a.median_us));
-                        l.push(cell(gbps(r.bytes, a.median_us)));
-                        l.push(r.ratio(k).map(format_ratio).unwrap_or_else(|| "-".into()));
-                    }
-                    AnchorCell::Skipped(_) => l.extend(["n/a".into(), "n/a".into(), "-".into()]),
-                    AnchorCell::Missing | AnchorCell::NotRun => l.extend(["-".into(), "-".into(), "-".into()]),
+                    AnchorCell::Measured(a) => l.extend(figures(a, r.anchor_spread(k), r.bytes)),
+                    AnchorCell::Skipped(_) => l.extend(blank("n/a")),
+                    AnchorCell::Missing | AnchorCell::NotRun => l.extend(blank("-")),
                 }
+                l.push(r.ratio(k).map(format_ratio).unwrap_or_else(|| "-".into()));
             }
             lines.push(l);
         }
@@ -164,13 +239,41 @@ impl Report {
         t
     }
 
+    /// One summary line per anchor (`--cmp`): the rows where rshmem is faster (a ratio
+    /// above one) and slower (below one), and the geometric mean of the ratios, over the
+    /// rows where both sides measured: `cmp oshmem: 41 faster, 17 slower, geomean 1.23x over 58 rows`.
+    pub fn cmp_lines(&self) -> Vec<String> {
+        (0..self.anchors.len())
+            .map(|k| {
+                let label = &self.anchors[k].label;
+                let ratios: Vec<f64> = self.rows.iter().filter_map(|r| r.ratio(k)).filter(|x| x.is_finite() && *x > 0.0).collect();
+                if ratios.is_empty() {
+                    return format!("cmp {label}: no row measured on both sides");
+                }
+                let faster = ratios.iter().filter(|x| **x > 1.0).count();
+                let slower = ratios.iter().filter(|x| **x < 1.0).count();
+                let even = ratios.len() - faster - slower;
+                let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+                let even = if even > 0 { format!(", {even} even") } else { String::new() };
+                let n = ratios.len();
+                format!(
+                    "cmp {label}: {faster} faster, {slower} slower{even}, geomean {} over {n} row{}",
+                    format_ratio(geomean),
+                    if n == 1 { "" } else { "s" }
+                )
+            })
+            .collect()
+    }
+
     /// The CSV file: one line per case and anchor (one line per case without anchors),
     /// rshmem's figures repeated on each.
     pub fn csv(&self) -> String {
         let mut t = String::from(
-            "op,bytes,pes,iters,reps,rshmem_median_us,rshmem_min_us,rshmem_max_us,rshmem_gbps,anchor,anchor_median_us,anchor_min_us,anchor_max_us,anchor_gbps,ratio,anchor_note\n",
+            "op,bytes,pes,iters,reps,rshmem_median_us,rshmem_min_us,rshmem_max_us,rshmem_gbps,anchor,anchor_median_us,anchor_min_us,anchor_max_us,anchor_gbps,ratio,anchor_note,\
+             rounds,rshmem_round_min_us,rshmem_round_max_us,anchor_round_min_us,anchor_round_max_us\n",
         );
         let f = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
+        let spread = |sp: Option<Spread>| format!("{},{}", f(sp.map(|s| s.min_us)), f(sp.map(|s| s.max_us)));
         for r in &self.rows {
             let ours = format!(
                 "{},{},{},{},{},{},{},{},{}",
@@ -184,8 +287,9 @@ impl Report {
                 f(r.ours.map(|s| s.max_us)),
                 f(r.ours.and_then(|s| gbps(r.bytes, s.median_us))),
             );
+            let rounds = format!("{},{}", self.rounds, spread(r.ours_spread));
             if self.anchors.is_empty() {
-                let _ = writeln!(t, "{ours},,,,,,,");
+                let _ = writeln!(t, "{ours},,,,,,,,{rounds},,");
                 continue;
             }
             for (k, a) in self.anchors.iter().enumerate() {
@@ -197,7 +301,7 @@ impl Report {
                 };
                 let _ = writeln!(
                     t,
-                    "{ours},{},{},{},{},{},{},{}",
+                    "{ours},{},{},{},{},{},{},{},{rounds},{}",
                     csv_field(&a.label),
                     f(am.map(|s| s.median_us)),
                     f(am.map(|s| s.min_us)),
@@ -205,6 +309,7 @@ impl Report {
                     f(am.and_then(|s| gbps(r.bytes, s.median_us))),
                     f(r.ratio(k)),
                     csv_field(&note),
+                    spread(am.and(r.anchor_spread(k))),
                 );
             }
         }
@@ -229,11 +334,16 @@ impl Report {
         );
         let _ = writeln!(t, "  \"host\": {},", json_str(&self.host));
         let _ = writeln!(t, "  \"load\": {},", json_str(&self.load));
+        let _ = writeln!(t, "  \"rounds\": {},", self.rounds);
+        let _ = writeln!(t, "  \"binding\": [{}],", list(self.binding.iter().map(|b| json_str(b)).collect()));
         let _ = writeln!(t, "  \"notes\": [{}],", list(self.notes.iter().map(|n| json_str(n)).collect()));
         t.push_str("  \"cases\": [\n");
-        let summary = |s: &Summary, bytes: usize| {
+        let summary = |s: &Summary, spread: Option<Spread>, bytes: usize| {
+            let rounds = spread
+                .map(|sp| format!(", \"round_min_us\": {}, \"round_max_us\": {}", json_num(sp.min_us), json_num(sp.max_us)))
+                .unwrap_or_default();
             format!(
-                "\"median_us\": {}, \"min_us\": {}, \"max_us\": {}, \"gbps\": {}",
+                "\"median_us\": {}, \"min_us\": {}, \"max_us\": {}, \"gbps\": {}{rounds}",
                 json_num(s.median_us),
                 json_num(s.min_us),
                 json_num(s.max_us),
@@ -248,7 +358,8 @@ impl Report {
                 .map(|(k, a)| {
                     let v = match r.anchors.get(k).unwrap_or(&AnchorCell::NotRun) {
                         AnchorCell::Measured(s) => {
-                            format!("{{{}, \"ratio\": {}}}", summary(s, r.bytes), r.ratio(k).map(json_num).unwrap_or_else(|| "null".into()))
+                            let ratio = r.ratio(k).map(json_num).unwrap_or_else(|| "null".into());
+                            format!("{{{}, \"ratio\": {ratio}}}", summary(s, r.anchor_spread(k), r.bytes))
                         }
                         AnchorCell::Skipped(why) => format!("{{\"skipped\": {}}}", json_str(why)),
                         AnchorCell::Missing => "{\"missing\": true}".into(),
@@ -264,7 +375,7 @@ impl Report {
                 r.bytes,
                 r.iters,
                 r.reps,
-                r.ours.map(|s| format!("{{{}}}", summary(&s, r.bytes))).unwrap_or_else(|| "null".into()),
+                r.ours.map(|s| format!("{{{}}}", summary(&s, r.ours_spread, r.bytes))).unwrap_or_else(|| "null".into()),
                 anchors.join(", ")
             );
             t.push_str(if i + 1 < self.rows.len() { ",\n" } else { "\n" });
@@ -335,7 +446,15 @@ mod tests {
     fn report(anchor: bool) -> Report {
         let cells = |c: AnchorCell| if anchor { vec![c] } else { vec![] };
         let rows = vec![
-            Row { op: "put".into(), bytes: 1024, iters: 10, reps: 3, ours: Some(s(0.5)), anchors: cells(AnchorCell::Measured(s(1.0))) },
+            Row {
+                op: "put".into(),
+                bytes: 1024,
+                iters: 10,
+                reps: 3,
+                ours: Some(s(0.5)),
+                anchors: cells(AnchorCell::Measured(s(1.0))),
+                ..Default::default()
+            },
             Row {
                 op: "barrier".into(),
                 bytes: 0,
@@ -343,6 +462,7 @@ mod tests {
                 reps: 3,
                 ours: Some(s(2.0)),
                 anchors: cells(AnchorCell::Skipped("none, here".into())),
+                ..Default::default()
             },
         ];
         Report {
@@ -353,6 +473,8 @@ mod tests {
             load: "0.1 0.2 0.3".into(),
             rows,
             notes: vec![],
+            rounds: 1,
+            binding: vec![],
         }
     }
 
@@ -408,6 +530,93 @@ mod tests {
         assert!(t.contains("anchor nccl: NCCL 2.28"));
     }
 
+    /// `n` rows of put where the anchor's time is `ratios[i]` times rshmem's.
+    fn with_ratios(ratios: &[f64]) -> Report {
+        let mut r = report(true);
+        r.rows = ratios
+            .iter()
+            .enumerate()
+            .map(|(i, x)| Row {
+                op: "put".into(),
+                bytes: 8 << i,
+                iters: 10,
+                reps: 3,
+                ours: Some(s(1.0)),
+                anchors: vec![AnchorCell::Measured(s(*x))],
+                ..Default::default()
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn cmp_counts_and_geomean() {
+        // 4 faster (ratio > 1), 2 slower, 1 even; geomean of 2*2*4*0.5*0.25*1*1 = 2^(1/7).
+        let mut r = with_ratios(&[2.0, 2.0, 4.0, 0.5, 0.25, 1.0, 1.0 + 1e-9]);
+        // A row the anchor skipped and one rshmem lost count in neither.
+        r.rows.push(Row { op: "x".into(), anchors: vec![AnchorCell::Skipped("no".into())], ours: Some(s(1.0)), ..Default::default() });
+        r.rows.push(Row { op: "y".into(), anchors: vec![AnchorCell::Measured(s(1.0))], ours: None, ..Default::default() });
+        assert_eq!(
+            r.cmp_lines(),
+            vec![format!("cmp oshmem: 4 faster, 2 slower, 1 even, geomean {} over 7 rows", format_ratio(2f64.powf(1.0 / 7.0)))]
+        );
+        assert_eq!(r.cmp_lines()[0], "cmp oshmem: 4 faster, 2 slower, 1 even, geomean 1.10x over 7 rows");
+        let r = with_ratios(&[1.5, 0.5]);
+        assert_eq!(r.cmp_lines(), vec!["cmp oshmem: 1 faster, 1 slower, geomean 0.87x over 2 rows"]);
+        // One line per anchor; none without anchors.
+        let two = two_anchors().cmp_lines();
+        assert_eq!(
+            two,
+            vec!["cmp oshmem: 1 faster, 0 slower, geomean 2.00x over 1 row", "cmp nccl: 1 faster, 0 slower, geomean 2.00x over 1 row"]
+        );
+        assert!(report(false).cmp_lines().is_empty());
+        let mut none = report(true);
+        none.rows.truncate(1);
+        none.rows[0].anchors = vec![AnchorCell::Missing];
+        assert_eq!(none.cmp_lines(), vec!["cmp oshmem: no row measured on both sides"]);
+    }
+
+    #[test]
+    fn rounds_add_spread_columns() {
+        let mut r = report(true);
+        // One round: the single-round table, unchanged.
+        let single = r.table();
+        r.rounds = 3;
+        r.rows[0].ours_spread = Some(Spread { rounds: 3, min_us: 0.45, max_us: 0.52 });
+        r.rows[0].anchor_spreads = vec![Some(Spread { rounds: 3, min_us: 0.998, max_us: 1.004 })];
+        r.binding = vec!["rshmem PE0 cpus 0-1, PE1 cpus 0-1".into(), "oshmem PE0 cpu 0, PE1 cpu 1".into()];
+        let t = r.table();
+        assert!(t.contains("binding: rshmem PE0 cpus 0-1, PE1 cpus 0-1; oshmem PE0 cpu 0, PE1 cpu 1\n"), "{t}");
+        assert!(t.contains("medians over 3 interleaved rounds"), "{t}");
+        let head: Vec<&str> =
+            t.lines().find(|l| l.starts_with("op")).unwrap().split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        assert_eq!(head, ["op", "size", "rshmem us", "rshmem ±", "rshmem GB/s", "oshmem us", "oshmem ±", "oshmem GB/s", "ratio"]);
+        let put: Vec<&str> = t.lines().find(|l| l.starts_with("put")).unwrap().split_whitespace().collect();
+        // (0.52 - 0.45) / 2 / 0.5 = 7%; (1.004 - 0.998) / 2 / 1.0 = 0.3%.
+        assert_eq!(put, ["put", "1", "KiB", "0.500", "±7%", "2.048", "1.000", "±0.3%", "1.024", "2.00x"]);
+        let bar: Vec<&str> = t.lines().find(|l| l.starts_with("barrier")).unwrap().split_whitespace().collect();
+        assert_eq!(bar, ["barrier", "-", "2.000", "-", "-", "n/a", "n/a", "n/a", "-"]);
+        assert!(!single.contains('±') && !single.contains("binding:") && single.contains("medians of repetitions;"), "{single}");
+        // The files carry the spread too.
+        let csv = r.csv();
+        let line = csv.lines().nth(1).unwrap();
+        assert!(line.ends_with(",3,0.45,0.52,0.998,1.004"), "{line}");
+        let j = r.json();
+        assert!(j.contains("\"rounds\": 3,") && j.contains("\"round_min_us\": 0.45, \"round_max_us\": 0.52"), "{j}");
+        assert!(j.contains("\"binding\": [\"rshmem PE0 cpus 0-1, PE1 cpus 0-1\", \"oshmem PE0 cpu 0, PE1 cpu 1\"]"), "{j}");
+    }
+
+    #[test]
+    fn binding_summaries() {
+        let pes = vec![(1, "1".to_string()), (0, "0".to_string()), (1, "1".to_string())];
+        assert_eq!(binding_summary("oshmem", &pes).as_deref(), Some("oshmem PE0 cpu 0, PE1 cpu 1"));
+        assert_eq!(binding_summary("rshmem", &[(0, "0-1".into())]).as_deref(), Some("rshmem PE0 cpus 0-1"));
+        assert_eq!(binding_summary("x", &[(0, "unknown".into())]).as_deref(), Some("x PE0 cpus unknown"));
+        assert_eq!(binding_summary("x", &[]), None);
+        assert_eq!(format_spread(None, Some(1.0)), "-");
+        assert_eq!(format_spread(Some(Spread { rounds: 2, min_us: 1.0, max_us: 1.0 }), Some(1.0)), "±0.0%");
+    }
+
     #[test]
     fn csv_rows() {
         let c = report(true).csv();
@@ -417,14 +626,14 @@ mod tests {
         assert_eq!(lines[1].split(',').count(), n);
         assert!(lines[1].starts_with("put,1024,2,10,3,0.5,"));
         assert!(lines[1].contains(",oshmem,1,"));
-        assert!(lines[1].ends_with(",2,"));
-        assert!(lines[2].ends_with(",\"none, here\""));
+        assert!(lines[1].ends_with(",2,,1,,,,"), "{c}");
+        assert!(lines[2].ends_with(",\"none, here\",1,,,,"), "{c}");
         let none = report(false).csv();
         assert!(none.lines().skip(1).all(|l| l.split(',').count() == n), "{none}");
         let two = two_anchors().csv();
         let lines: Vec<&str> = two.lines().collect();
         assert_eq!(lines.len(), 5, "one line per case and anchor");
-        assert!(lines[2].contains(",nccl,") && lines[2].ends_with(",no one-sided put"), "{two}");
+        assert!(lines[2].contains(",nccl,") && lines[2].ends_with(",no one-sided put,1,,,,"), "{two}");
         assert!(lines[4].contains(",nccl,4,") && lines[4].contains(",2,"), "{two}");
     }
 
