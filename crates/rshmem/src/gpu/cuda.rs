@@ -353,16 +353,26 @@ impl Cuda {
         rows: usize,
         stream: &Stream,
     ) -> Result<()> {
-        // SAFETY: a plain-data descriptor; every field the copy reads is set below.
-        let mut d: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-        d.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        d.srcDevice = src;
-        d.srcPitch = src_pitch;
-        d.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        d.dstDevice = dst;
-        d.dstPitch = dst_pitch;
-        d.WidthInBytes = width;
-        d.Height = rows;
+        // Every field spelled out: the memory-type enum has no zero value, so a zeroed
+        // descriptor is not a valid value (Rust refuses `mem::zeroed` of it).
+        let d = sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dst,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: dst_pitch,
+            WidthInBytes: width,
+            Height: rows,
+        };
         // SAFETY: both ranges are mapped device memory in this context's address space.
         check(unsafe { sys::cuMemcpy2DAsync_v2(&d, stream.raw) }, "cuMemcpy2DAsync", self.pe)
     }
