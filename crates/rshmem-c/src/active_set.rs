@@ -12,13 +12,19 @@
 //! when the next barrier's signal arrives early), and `pSync[32]` carries each member's
 //! element count for `collect`. Data moves by one-sided gets between two barriers; the
 //! reductions combine in member order (`crate::reduce`), so every member computes the
-//! same result, large ones one piece per member (`to_all_in_pieces`), and a set that is
-//! the whole world reduces as the world team. `pWrk` is not needed.
+//! same result, large ones one piece per member (`to_all_in_pieces`). `pWrk` is not
+//! needed.
+//!
+//! An active set that is the whole world (in world order) is the world team: there each
+//! routine is the team collective on `SHMEM_TEAM_WORLD` (barrier_all, sync_all,
+//! broadcastmem leaving the root's `dest` alone, fcollectmem, collectmem, alltoalls,
+//! TYPENAME_OP_reduce), with its algorithms, and leaves `pSync` untouched; not under
+//! `SHMEM_THREAD_MULTIPLE` (see `ActiveSet::as_world`).
 
 use crate::reduce::{fold_members, write_local, Reducible};
 use crate::routine::Routine;
 use crate::state::{bad_arg, rt, OrExit};
-use rshmem::{Cmp, Ctx, ReduceOp};
+use rshmem::{Cmp, Ctx, ReduceOp, Team};
 use std::ffi::{c_int, c_long, c_void};
 
 /// Counters of the barrier (enough rounds for 2^32 PEs).
@@ -64,9 +70,18 @@ impl ActiveSet {
         self.start + i * self.stride
     }
 
-    /// Whether the set is every PE, in world order.
-    fn is_world(&self, c: &Ctx) -> bool {
-        self.start == 0 && (self.stride == 1 || self.size == 1) && self.size == c.n_pes()
+    /// Whether the call runs as the same collective on the world team: the set is every
+    /// PE in world order, and not under `SHMEM_THREAD_MULTIPLE` (there two threads may run
+    /// active-set collectives at once on distinct `pSync` arrays, which one team cannot).
+    /// A null `pSync` is an error on either path.
+    fn as_world(&self, call: &str, c: &Ctx, psync: *mut c_long) -> bool {
+        if psync.is_null() {
+            bad_arg(call, "pSync", "null pointer");
+        }
+        self.start == 0
+            && (self.stride == 1 || self.size == 1)
+            && self.size == c.n_pes()
+            && crate::state::thread_level() != crate::setup::THREAD_MULTIPLE
     }
 }
 
@@ -93,6 +108,9 @@ fn barrier(call: &str, c: &Ctx, set: &ActiveSet, psync: *mut c_long) {
 c_fn!(barrier_fn, "barrier"; fn (PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) = |call| {
     let c = rt(call);
     let set = ActiveSet::new(call, c, PE_start, logPE_stride, PE_size);
+    if set.as_world(call, c, pSync) {
+        return c.barrier_all().or_exit(call);
+    }
     c.quiet().or_exit(call);
     barrier(call, c, &set, pSync)
 });
@@ -100,6 +118,9 @@ c_fn!(barrier_fn, "barrier"; fn (PE_start: c_int, logPE_stride: c_int, PE_size: 
 c_fn!(sync_fn, "sync"; fn (PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) = |call| {
     let c = rt(call);
     let set = ActiveSet::new(call, c, PE_start, logPE_stride, PE_size);
+    if set.as_world(call, c, pSync) {
+        return c.sync_all().or_exit(call);
+    }
     barrier(call, c, &set, pSync)
 });
 
@@ -138,6 +159,9 @@ unsafe fn broadcast(
         bad_arg(call, "PE_root", format_args!("{root} is not in 0..{}", set.size));
     }
     let bytes = nelems_arg(call, nelems, size);
+    if set.as_world(call, c, psync) {
+        return c.broadcastmem_to_others(Team::WORLD, dest as usize, source as usize, bytes, root as usize).or_exit(call);
+    }
     barrier(call, c, &set, psync);
     if set.me != root as usize {
         // SAFETY: `dest` holds `nelems` elements.
@@ -160,6 +184,9 @@ unsafe fn fcollect(
     let c = rt(call);
     let set = ActiveSet::new(call, c, start, log, n);
     let bytes = nelems_arg(call, nelems, size);
+    if set.as_world(call, c, psync) {
+        return c.fcollectmem(Team::WORLD, dest as usize, source as usize, bytes).or_exit(call);
+    }
     barrier(call, c, &set, psync);
     for i in 0..set.size {
         // SAFETY: `dest` holds `nelems` elements per member.
@@ -182,6 +209,9 @@ unsafe fn collect(
     let c = rt(call);
     let set = ActiveSet::new(call, c, start, log, n);
     let bytes = nelems_arg(call, nelems, size);
+    if set.as_world(call, c, psync) {
+        return c.collectmem(Team::WORLD, dest as usize, source as usize, bytes).or_exit(call);
+    }
     if psync.is_null() {
         bad_arg(call, "pSync", "null pointer");
     }
@@ -197,7 +227,6 @@ unsafe fn collect(
         unsafe { get(call, c, (dest as *mut u8).add(at) as *mut c_void, source as usize, theirs, set.pe(i)) };
         at += theirs;
     }
-    let _ = bytes;
     barrier(call, c, &set, psync);
     // Every member has read this PE's count: restore the word.
     c.p_addr::<i64>(count, 0, c.my_pe()).or_exit(call);
@@ -219,19 +248,26 @@ unsafe fn alltoall(
     let c = rt(call);
     let set = ActiveSet::new(call, c, start, log, n);
     let (dst, sst) = (crate::state::stride_arg(call, "dst", dst), crate::state::stride_arg(call, "sst", sst));
-    barrier(call, c, &set, psync);
     let block = nelems_arg(call, nelems, size);
+    if set.as_world(call, c, psync) {
+        return c.alltoalls_addr(Team::WORLD, dest as usize, source as usize, dst, sst, nelems, size).or_exit(call);
+    }
+    barrier(call, c, &set, psync);
     for i in (0..set.size).filter(|_| block > 0) {
         // Member i's block for this PE: elements me*nelems.. of its source (stride sst),
         // into elements i*nelems.. of dest (stride dst).
         let src = source as usize + set.me * nelems * sst * size;
         let out = (dest as usize + i * nelems * dst * size) as *mut c_void;
-        let span = if nelems == 0 { 0 } else { ((nelems - 1) * dst + 1) * size };
+        if dst == 1 && sst == 1 {
+            // SAFETY: `dest` holds every member's block.
+            unsafe { get(call, c, out, src, block, set.pe(i)) };
+            continue;
+        }
+        let span = ((nelems - 1) * dst + 1) * size;
         // SAFETY: `dest` holds every member's strided block.
         let d = unsafe { crate::state::local_mut(call, "dest", out, span) };
         c.igetmem(d, src, size, dst, sst, nelems, set.pe(i)).or_exit(call);
     }
-    let _ = block;
     barrier(call, c, &set, psync);
 }
 
@@ -265,12 +301,8 @@ active_set_sized!((w32, 32, 4), (w64, 64, 8));
 /// member (below it, every member folds every source whole: one round trip fewer).
 const PIECES_MIN_BYTES: usize = 8 << 10;
 
-/// `TYPENAME_OP_to_all`: every member's `dest` becomes `op` over the members' `source`.
-///
-/// An active set that is the whole world is the world team: the call is the team
-/// reduction (`shmem_TYPENAME_OP_reduce` on `SHMEM_TEAM_WORLD`), with its algorithms, and
-/// leaves `pSync` alone. Not under `SHMEM_THREAD_MULTIPLE`, where two threads may run
-/// active-set reductions at once on distinct `pSync` arrays, which one team cannot do.
+/// `TYPENAME_OP_to_all`: every member's `dest` becomes `op` over the members' `source`
+/// (on the world set: `shmem_TYPENAME_OP_reduce` on `SHMEM_TEAM_WORLD`).
 pub(crate) unsafe fn to_all<T: Reducible>(
     call: &str,
     dest: *mut T,
@@ -289,8 +321,8 @@ pub(crate) unsafe fn to_all<T: Reducible>(
     }
     let count = nreduce as usize;
     let bytes = nelems_arg(call, count, std::mem::size_of::<T>());
-    if set.is_world(c) && crate::state::thread_level() != crate::setup::THREAD_MULTIPLE {
-        T::reduce(call, crate::handle::team_handle(rshmem::Team::WORLD), dest, source, count, op);
+    if set.as_world(call, c, psync) {
+        T::reduce(call, crate::handle::team_handle(Team::WORLD), dest, source, count, op);
         return;
     }
     barrier(call, c, &set, psync);

@@ -18,15 +18,33 @@ impl Ctx {
     /// member of `team` (OpenSHMEM `shmem_TYPENAME_broadcast`). Collective over `team`.
     pub fn broadcast<T: SymType>(&self, team: Team, dest: &Sym<T>, source: &Sym<T>, nelems: usize, root: usize) -> Result<()> {
         let nbytes = bytes_of("broadcast", "nelems", nelems, std::mem::size_of::<T>(), self.my_pe())?;
-        self.broadcast_bytes("broadcast", team, dest.addr(), source.addr(), nbytes, root)
+        self.broadcast_bytes("broadcast", team, dest.addr(), source.addr(), nbytes, root, true)
     }
 
     /// Byte form of [`Ctx::broadcast`] over symmetric addresses (`shmem_broadcastmem`).
     pub fn broadcastmem(&self, team: Team, dest_addr: usize, src_addr: usize, nbytes: usize, root: usize) -> Result<()> {
-        self.broadcast_bytes("broadcastmem", team, dest_addr, src_addr, nbytes, root)
+        self.broadcast_bytes("broadcastmem", team, dest_addr, src_addr, nbytes, root, true)
     }
 
-    fn broadcast_bytes(&self, call: &'static str, team: Team, dest: usize, src: usize, nbytes: usize, root: usize) -> Result<()> {
+    /// [`Ctx::broadcastmem`] that leaves the root's `dest` unchanged, as OpenSHMEM 1.4's
+    /// active-set `shmem_broadcast32/64` do (the C ABI runs those on the world team when
+    /// the active set is the world).
+    pub fn broadcastmem_to_others(&self, team: Team, dest_addr: usize, src_addr: usize, nbytes: usize, root: usize) -> Result<()> {
+        self.broadcast_bytes("broadcast", team, dest_addr, src_addr, nbytes, root, false)
+    }
+
+    /// The broadcasts; `root_dest`: whether the root's `dest` gets the data too.
+    #[allow(clippy::too_many_arguments)]
+    fn broadcast_bytes(
+        &self,
+        call: &'static str,
+        team: Team,
+        dest: usize,
+        src: usize,
+        nbytes: usize,
+        root: usize,
+        root_dest: bool,
+    ) -> Result<()> {
         let rt = &*self.rt;
         let t = self.team_info(call, team)?;
         let (me, n) = (rt.my_pe, t.size);
@@ -47,7 +65,12 @@ impl Ctx {
         let algo = select::broadcast(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(Kind::Broadcast, [nbytes as u64, root as u64, d as u64, so as u64, algo as u64], local.is_ok())?;
-        let (d, so) = local?;
+        let (mut d, so) = local?;
+        if !root_dest && t.my_index == root {
+            // Every algorithm writes the root's dest only by copying its source there,
+            // which a dest equal to the source skips; readers read the root's source.
+            d = so;
+        }
         if nbytes == 0 {
             return Ok(());
         }
