@@ -446,6 +446,8 @@ fn launch(internal: &Internal) -> ExitCode {
             ],
             name: "rshmem-perf".into(),
             pes_per_process: internal.pes_per_process.unwrap_or(1),
+            // RSHMEM_BIND_TO's policy (auto: a core each when the PEs fit), as rshmemrun.
+            bind_to: None,
         };
         rshmem::bootstrap::launcher::run(&opts).map_err(|e| format!("launcher: {e}"))
     };

@@ -376,3 +376,52 @@ fn help_starts_with_what_the_launcher_is() {
         assert!(text.contains("Usage: rshmemrun"), "rshmemrun {flag} gives the usage: {text}");
     }
 }
+
+/// The CPU list a PE started with `--bind-to POLICY` (or `RSHMEM_BIND_TO`) runs on, per PE.
+fn bound_cpus(n: usize, flag: Option<&str>, env: Option<&str>) -> Vec<String> {
+    let mut cmd = std::process::Command::new(rshmemrun());
+    if let Some(p) = flag {
+        cmd.args(["--bind-to", p]);
+    }
+    match env {
+        Some(p) => cmd.env("RSHMEM_BIND_TO", p),
+        None => cmd.env_remove("RSHMEM_BIND_TO"),
+    };
+    let out = cmd
+        .args(["-n", &n.to_string(), "--tag-output", "--timeout", "60", "sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo cpus=$RSHMEM_HOST_CPUS"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let mine = rshmem::bootstrap::binding::allowed_cpus();
+    assert!(text.contains(&format!("cpus={}", mine.len())), "every PE learns the launcher's CPU count: {text}");
+    (0..n)
+        .map(|pe| {
+            let line = text.lines().find(|l| l.starts_with(&format!("[PE {pe}] Cpus_allowed_list:"))).unwrap_or_else(|| panic!("PE {pe}: {text}"));
+            line.rsplit(['\t', ' ']).next().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn pes_are_bound_as_asked() {
+    let cpus = rshmem::bootstrap::binding::allowed_cpus();
+    let all = rshmem::bootstrap::binding::format_cpu_list(&cpus);
+    // core: PE i on the i-th allowed CPU (round robin past the last).
+    let n = cpus.len() + 1;
+    let core = bound_cpus(n, Some("core"), None);
+    for (pe, got) in core.iter().enumerate() {
+        assert_eq!(*got, cpus[pe % cpus.len()].to_string(), "PE {pe} under --bind-to core");
+    }
+    // auto binds per core when the PEs fit, and not when they do not.
+    assert_eq!(bound_cpus(cpus.len(), None, None), core[..cpus.len()].to_vec());
+    assert!(bound_cpus(n, None, None).iter().all(|c| *c == all), "oversubscribed PEs stay free");
+    // none, by flag or by RSHMEM_BIND_TO; the flag wins over the variable.
+    assert!(bound_cpus(1, Some("none"), None).iter().all(|c| *c == all));
+    assert!(bound_cpus(1, None, Some("none")).iter().all(|c| *c == all));
+    assert_eq!(bound_cpus(1, Some("core"), Some("none")), vec![cpus[0].to_string()]);
+    // A policy that does not exist is refused by name.
+    let out = std::process::Command::new(rshmemrun()).args(["--bind-to", "socket", "-n", "1", "true"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`socket` is not auto, none, core or numa"), "{}", String::from_utf8_lossy(&out.stderr));
+}

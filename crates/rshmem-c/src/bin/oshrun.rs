@@ -1,15 +1,16 @@
 //! `oshrun`: starts N PEs of an OpenSHMEM program on this host (the `rshmemrun`
 //! launcher under the name OpenSHMEM programs expect).
 //!
-//! `oshrun [-np N | -n N] [--timeout S] [--tag-output] [-x VAR=VALUE] PROGRAM [ARGS...]`;
+//! `oshrun [-np N | -n N] [--timeout S] [--tag-output] [--bind-to POLICY] [-x VAR=VALUE] PROGRAM [ARGS...]`;
 //! `--allow-run-as-root` and `--oversubscribe` are accepted and ignored, for scripts
 //! written for Open MPI's launcher.
 
+use rshmem::bootstrap::binding::BindTo;
 use rshmem::bootstrap::launcher::{run, LaunchOptions};
 use std::ffi::OsString;
 use std::time::Duration;
 
-const USAGE: &str = "usage: oshrun [-np N] [--timeout SECONDS] [--tag-output] [-x VAR=VALUE] PROGRAM [ARGS...]";
+const USAGE: &str = "usage: oshrun [-np N] [--timeout SECONDS] [--tag-output] [--bind-to POLICY] [-x VAR=VALUE] PROGRAM [ARGS...]";
 
 /// What `--help` prints first: what the launcher is.
 const ABOUT: &str = "\
@@ -25,6 +26,9 @@ options:
   -np N, -n N, --np N, -N N   number of PEs (default 1)
   --timeout SECONDS           end the job (exit status 124) after this many seconds
   --tag-output, -t            prefix each output line with `[PE i]`
+  --bind-to POLICY            bind PEs to CPUs: core (a CPU each), numa, none, or auto
+                              (the default: RSHMEM_BIND_TO's, else auto: core when the
+                              PEs fit on the CPUs, else none)
   -x VAR=VALUE, -x VAR        set VAR in the PEs' environment (VAR alone: its value here)
   --allow-run-as-root, --oversubscribe
                               accepted and ignored (for scripts written for Open MPI)
@@ -47,6 +51,7 @@ fn main() {
         name: "oshrun".into(),
         // OpenSHMEM C programs keep their state in globals: one PE per process.
         pes_per_process: 1,
+        bind_to: None,
     };
     let value = |args: &mut dyn Iterator<Item = OsString>, flag: &str| -> String {
         args.next().and_then(|v| v.into_string().ok()).unwrap_or_else(|| fail(&format!("{flag} needs a value")))
@@ -65,6 +70,10 @@ fn main() {
                 opts.timeout = Some(Duration::from_secs_f64(t));
             }
             "--tag-output" | "-t" => opts.tag_output = true,
+            "--bind-to" => {
+                let v = value(&mut args, &s);
+                opts.bind_to = Some(v.parse::<BindTo>().unwrap_or_else(|e| fail(&format!("--bind-to: {e}"))));
+            }
             "-x" => {
                 let kv = value(&mut args, &s);
                 match kv.split_once('=') {

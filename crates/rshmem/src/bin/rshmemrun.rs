@@ -1,6 +1,7 @@
 //! `rshmemrun`: starts N PEs of a program on this host.
 
 use clap::Parser;
+use rshmem::bootstrap::binding::BindTo;
 use rshmem::bootstrap::launcher::{run, LaunchOptions};
 use std::ffi::OsString;
 use std::time::Duration;
@@ -32,6 +33,12 @@ struct Args {
     /// `rshmem::run_local_pes`): they share the process's memory and GPU context.
     #[arg(long = "pes-per-process", value_name = "K", default_value_t = 1)]
     pes_per_process: usize,
+    /// Bind PEs to CPUs: core (each PE on a CPU of its own), numa (on its CPU's NUMA
+    /// node), none, or auto: core when the PEs fit on the CPUs this launcher may use,
+    /// else none.
+    /// [default: RSHMEM_BIND_TO's, else auto]
+    #[arg(long = "bind-to", value_name = "POLICY")]
+    bind_to: Option<BindTo>,
     /// Set VAR=VALUE in the PEs' environment (repeatable).
     #[arg(short = 'x', long = "env", value_name = "VAR=VALUE")]
     env: Vec<String>,
@@ -61,6 +68,7 @@ fn main() {
         env,
         name: "rshmemrun".into(),
         pes_per_process: a.pes_per_process,
+        bind_to: a.bind_to,
     };
     match run(&opts) {
         Ok(code) => std::process::exit(code),

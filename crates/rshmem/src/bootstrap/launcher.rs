@@ -37,6 +37,7 @@ use std::fs::File;
 use std::io::{IsTerminal, Read};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::os::unix::net::{UnixListener, UnixStream};
+use super::binding::BindTo;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -66,6 +67,9 @@ pub struct LaunchOptions {
     /// `j*K .. (j+1)*K` as threads (the program calls `init` from K threads, or
     /// `rshmem::run_local_pes`); the last process may host fewer.
     pub pes_per_process: usize,
+    /// How the PEs are bound to CPUs (`--bind-to`; `None`: `RSHMEM_BIND_TO`'s policy;
+    /// see [`super::binding`]).
+    pub bind_to: Option<BindTo>,
 }
 
 /// Grace between SIGTERM and SIGKILL when ending PEs.
@@ -543,6 +547,8 @@ struct Job {
     /// PEs that exited cleanly without finalize while others ran.
     departed: Vec<usize>,
     last_tick: Instant,
+    /// `RSHMEM_BIND_TO`: the binding policy when the options name none.
+    bind_to: BindTo,
 }
 
 impl Job {
@@ -895,8 +901,16 @@ impl Job {
 
 /// Starts the process of PEs `pes` (one PE, or several as threads): output piped to the
 /// forwarders, the parent-death signal set between fork and exec (so that even a PE
-/// killed with the launcher before it reached init does not survive it).
-fn spawn_pe(opts: &LaunchOptions, pes: std::ops::Range<usize>, sock_path: &Path, key: &str, log_color: &str) -> std::io::Result<Child> {
+/// killed with the launcher before it reached init does not survive it), and bound to
+/// `cpus` when given (a mask the kernel refuses leaves the process unbound).
+fn spawn_pe(
+    opts: &LaunchOptions,
+    pes: std::ops::Range<usize>,
+    cpus: Option<&[usize]>,
+    sock_path: &Path,
+    key: &str,
+    log_color: &str,
+) -> std::io::Result<Child> {
     let pe = pes.start;
     let mut cmd = Command::new(&opts.program);
     cmd.args(&opts.args)
@@ -910,11 +924,17 @@ fn spawn_pe(opts: &LaunchOptions, pes: std::ops::Range<usize>, sock_path: &Path,
         .stdin(if pe == 0 { Stdio::inherit() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    cmd.env("RSHMEM_HOST_CPUS", super::binding::allowed_cpus().len().max(1).to_string());
     let launcher = rustix::process::getpid();
+    let mask = cpus.map(super::binding::cpu_set);
     // SAFETY: the closure runs in the child between fork and exec and makes only
-    // async-signal-safe system calls (prctl, getppid); it allocates nothing.
+    // async-signal-safe system calls (prctl, getppid, sched_setaffinity on a mask made
+    // before the fork); it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
+            if let Some(m) = &mask {
+                let _ = rustix::thread::sched_setaffinity(None, m);
+            }
             rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
             // The launcher may have died before the signal was armed.
             if rustix::process::getppid() != Some(launcher) {
@@ -1017,6 +1037,7 @@ impl Job {
             told_blocked: false,
             departed: Vec::new(),
             last_tick: Instant::now(),
+            bind_to: config.bind_to,
         })
     }
 
@@ -1024,9 +1045,11 @@ impl Job {
     /// started, the job ends with 127 and only the PEs already started remain in it.
     fn start_pes(&mut self, opts: &LaunchOptions, rendezvous: &Rendezvous, events: &Sender<Event>, open_streams: &Arc<AtomicUsize>) {
         let per = opts.pes_per_process.max(1);
-        for pe in (0..opts.n_pes).step_by(per) {
+        let binding = super::binding::plan(opts.bind_to.unwrap_or(self.bind_to), opts.n_pes, per);
+        for (j, pe) in (0..opts.n_pes).step_by(per).enumerate() {
             let pes = pe..(pe + per).min(opts.n_pes);
-            let child = match spawn_pe(opts, pes.clone(), rendezvous.sock_path, rendezvous.key, rendezvous.log_color) {
+            let cpus = binding.get(j).cloned().flatten();
+            let child = match spawn_pe(opts, pes.clone(), cpus.as_deref(), rendezvous.sock_path, rendezvous.key, rendezvous.log_color) {
                 Ok(c) => c,
                 Err(e) => {
                     self.say(&format!("cannot start PE {pe} ({}): {e}", Path::new(&opts.program).display()));

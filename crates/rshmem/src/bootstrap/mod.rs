@@ -6,6 +6,7 @@
 //! PMIx launchers such as Open MPI's `mpirun`, [`tcp`] jobs that meet over TCP (torchrun's
 //! environment, or a unique id the program hands around).
 
+pub mod binding;
 pub(crate) mod launched;
 pub mod launcher;
 pub(crate) mod peer_fd;

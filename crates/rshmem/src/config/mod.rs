@@ -100,6 +100,8 @@ config_table! {
         "seconds a wait may block before a warning names the call, the PE and the PE it waits for (0: never); rshmemrun also reports a PE stopped this long, and a job whose every PE has been blocked this long";
     hang_timeout: Option<Duration> = kinds::fractional_seconds_or_never(), "RSHMEM_HANG_TIMEOUT", User, default "0",
         "seconds (fractions allowed) a PE may stay blocked in rshmem, or stopped, before the job ends with a report of who waits on whom (status 124; 0: never). Under rshmemrun the launcher enforces it for the whole job (from its own environment); elsewhere each wait fails on its own";
+    bind_to: crate::bootstrap::binding::BindTo = kinds::choice::<crate::bootstrap::binding::BindTo>(), "RSHMEM_BIND_TO", User, default "auto",
+        "how rshmemrun and oshrun bind PEs to CPUs when `--bind-to` is not given: `core` (each PE on a CPU of its own, round robin over the CPUs the launcher may use), `numa` (on that CPU's NUMA node), `none`, `auto` (`core` when the PEs fit on those CPUs, else `none`)";
     spin: u32 = kinds::number::<u32>(), "RSHMEM_SPIN", User, default "2000",
         "polls a waiting PE spins before it sleeps on a futex";
     coll_algo: Forced = coll_algo::kind(), "RSHMEM_COLL_ALGO", User, default "auto",
@@ -139,6 +141,8 @@ config_table! {
         "number of PEs in the job";
     launcher_local_pes: Option<usize> = kinds::maybe_number(), "RSHMEM_LOCAL_PES", Launcher, default "" shown "set by rshmemrun",
         "PEs this process hosts (`rshmemrun --pes-per-process`), numbered from `RSHMEM_PE`";
+    host_cpus: Option<usize> = kinds::maybe_number(), "RSHMEM_HOST_CPUS", Launcher, default "" shown "set by rshmemrun",
+        "the number of CPUs the launcher's PEs on this host share (the launcher's own CPUs): with more PEs on the host than this, waits yield their core sooner. Unset: the CPUs this process may use (which binding narrows to its own)";
     bootstrap_port: Option<usize> = kinds::maybe_number(), "RSHMEM_BOOTSTRAP_PORT", User, default "" shown "MASTER_PORT + 1",
         "TCP port PE 0 listens on for the TCP bootstrap of torchrun-style jobs (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set; torchrun's own store holds MASTER_PORT)";
     bootstrap_timeout: Duration = kinds::seconds(), "RSHMEM_BOOTSTRAP_TIMEOUT", User, default "120",

@@ -75,7 +75,9 @@ impl Runtime {
     pub(crate) fn new(p: RuntimeParts) -> Runtime {
         let my_host = p.host_of.get(p.boot.rank()).copied();
         let here = p.host_of.iter().filter(|&&h| Some(h) == my_host).count();
-        let oversubscribed = here > std::thread::available_parallelism().map_or(1, |n| n.get());
+        // The CPUs the host's PEs share: the launcher's (a bound PE sees only its own).
+        let cpus = p.config.host_cpus.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let oversubscribed = here > cpus;
         Runtime {
             my_pe: p.boot.rank(),
             n_pes: p.boot.size(),
