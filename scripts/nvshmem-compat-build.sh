@@ -29,7 +29,8 @@ cuda_inc="-I$cuda_root/include"
 for d in "$cuda_root"/targets/*/include; do [ -d "$d" ] && cuda_inc="$cuda_inc -I$d"; done
 cuda_lib="-L$cuda_root/lib -L$cuda_root/lib64 -L$cuda_root/lib/stubs -L$cuda_root/lib64/stubs"
 for d in "$cuda_root"/targets/*/lib "$cuda_root"/targets/*/lib/stubs; do [ -d "$d" ] && cuda_lib="$cuda_lib -L$d"; done
-defs="-DNVSHMEMTEST_MPI_SUPPORT"
+# OMPI_SKIP_MPICXX: mpi.h in C++ files without the MPI C++ bindings (their library is not linked).
+defs="-DNVSHMEMTEST_MPI_SUPPORT -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1"
 [ -z "$mpi_cflags" ] && defs=""
 common_flags="-I$home/include $cuda_inc $mpi_cflags $defs ${EXTRA_CFLAGS:-}"
 nvcc_flags="-arch=$arch -rdc=true -std=c++17 -O2 -Xcompiler -fPIC $common_flags"
