@@ -14,7 +14,7 @@ rm -rf "$out" && mkdir -p "$out/bin" "$out/src" "$out/prebuilt"
 cp target/release/rshmemrun target/release/libshmem.so target/release/rshmem-nvcc "$out/bin/"
 cp -r target/release/include "$out/bin/"
 strip "$out"/bin/rshmemrun "$out"/bin/rshmem-nvcc "$out"/bin/libshmem.so 2>/dev/null || true
-cp crates/rshmem-c/tests/gpu/*.cu crates/rshmem-c/tests/gpu/*.c crates/rshmem-c/tests/gpu/*.h "$out/src/"
+cp crates/rshmem-c/tests/gpu/*.cu crates/rshmem-c/tests/gpu/*.c crates/rshmem-c/tests/gpu/*.h crates/rshmem-c/tests/gpu/build.sh "$out/src/"
 cp crates/rshmem-c/tests/gpu/run.sh "$out/run.sh"
 # Prebuilt with this machine's nvcc, through a copy of the wrapper beside the bundle's library.
 export PATH=$nvcc_dir/bin:$PATH

@@ -388,7 +388,16 @@ fn bound_cpus(n: usize, flag: Option<&str>, env: Option<&str>) -> Vec<String> {
         None => cmd.env_remove("RSHMEM_BIND_TO"),
     };
     let out = cmd
-        .args(["-n", &n.to_string(), "--tag-output", "--timeout", "60", "sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo cpus=$RSHMEM_HOST_CPUS"])
+        .args([
+            "-n",
+            &n.to_string(),
+            "--tag-output",
+            "--timeout",
+            "60",
+            "sh",
+            "-c",
+            "grep Cpus_allowed_list /proc/self/status; echo cpus=$RSHMEM_HOST_CPUS",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -397,7 +406,8 @@ fn bound_cpus(n: usize, flag: Option<&str>, env: Option<&str>) -> Vec<String> {
     assert!(text.contains(&format!("cpus={}", mine.len())), "every PE learns the launcher's CPU count: {text}");
     (0..n)
         .map(|pe| {
-            let line = text.lines().find(|l| l.starts_with(&format!("[PE {pe}] Cpus_allowed_list:"))).unwrap_or_else(|| panic!("PE {pe}: {text}"));
+            let line =
+                text.lines().find(|l| l.starts_with(&format!("[PE {pe}] Cpus_allowed_list:"))).unwrap_or_else(|| panic!("PE {pe}: {text}"));
             line.rsplit(['\t', ' ']).next().unwrap().to_string()
         })
         .collect()
@@ -423,5 +433,9 @@ fn pes_are_bound_as_asked() {
     // A policy that does not exist is refused by name.
     let out = std::process::Command::new(rshmemrun()).args(["--bind-to", "socket", "-n", "1", "true"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("`socket` is not auto, none, core or numa"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`socket` is not auto, none, core or numa"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

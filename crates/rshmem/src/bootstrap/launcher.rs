@@ -27,6 +27,7 @@
 //!   holds nobody up and is dropped after [`HELLO_TIMEOUT`]); frames longer than their
 //!   kind allows are refused before they are read.
 
+use super::binding::BindTo;
 use super::protocol::{self, Frame, Kind};
 use super::status::{self, Board};
 use crate::config::{Config, LogColor};
@@ -37,7 +38,6 @@ use std::fs::File;
 use std::io::{IsTerminal, Read};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::os::unix::net::{UnixListener, UnixStream};
-use super::binding::BindTo;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};

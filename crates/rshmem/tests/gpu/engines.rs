@@ -420,7 +420,7 @@ fn two_d(s: &mut GpuRun, reach: Reach) {
             let what = format!(
                 "{} {} 9 x 100 B, pitches 160/128",
                 if get == 1 { "get2d_nbi" } else { "put2d_nbi" },
-                ["thread", "warp", "block"][scope as usize]
+                ["thread", "warp", "block", "copy engine"][scope as usize]
             );
             ck.case(&what, bad == 0, || format!("{bad} bytes wrong"));
             ctx.barrier_all().unwrap();
