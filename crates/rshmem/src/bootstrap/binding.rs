@@ -11,43 +11,8 @@
 //! The policy is `--bind-to`'s, else `RSHMEM_BIND_TO`'s. Every PE learns how many CPUs
 //! the host's PEs share from `RSHMEM_HOST_CPUS` (a bound PE's own mask shows one).
 
-use crate::config::Choice;
+pub use crate::config::BindTo;
 use rustix::thread::CpuSet;
-use std::fmt;
-use std::str::FromStr;
-
-/// How a launcher binds its PEs to CPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum BindTo {
-    /// `core` when the PEs fit on the allowed CPUs, else `none`.
-    #[default]
-    Auto,
-    /// No binding: PEs run wherever the scheduler puts them.
-    None,
-    /// Each PE on one CPU of its own (round robin when there are fewer CPUs than PEs).
-    Core,
-    /// Each PE on the NUMA node of the CPU `core` would give it.
-    Numa,
-}
-
-impl Choice for BindTo {
-    const CHOICES: &'static [(&'static str, Self)] =
-        &[("auto", BindTo::Auto), ("none", BindTo::None), ("core", BindTo::Core), ("numa", BindTo::Numa)];
-}
-
-impl FromStr for BindTo {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<BindTo, String> {
-        BindTo::from_name(s)
-    }
-}
-
-impl fmt::Display for BindTo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The CPUs this process may run on, ascending (empty when the mask cannot be read).
 pub fn allowed_cpus() -> Vec<usize> {

@@ -152,3 +152,37 @@ mod tests {
         assert!(GpuProto::parse("fast").unwrap_err().to_string().contains("not auto, simple, ll, ll128 or proxy"));
     }
 }
+
+/// `RSHMEM_BIND_TO` and `--bind-to`: how a launcher binds its PEs to CPUs
+/// (`crate::bootstrap::binding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BindTo {
+    /// `core` when the PEs fit on the allowed CPUs, else `none`.
+    #[default]
+    Auto,
+    /// No binding: PEs run wherever the scheduler puts them.
+    None,
+    /// Each PE on one CPU of its own (round robin when there are fewer CPUs than PEs).
+    Core,
+    /// Each PE on the NUMA node of the CPU `core` would give it.
+    Numa,
+}
+
+impl Choice for BindTo {
+    const CHOICES: &'static [(&'static str, Self)] =
+        &[("auto", BindTo::Auto), ("none", BindTo::None), ("core", BindTo::Core), ("numa", BindTo::Numa)];
+}
+
+impl std::str::FromStr for BindTo {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<BindTo, String> {
+        BindTo::from_name(s)
+    }
+}
+
+impl std::fmt::Display for BindTo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

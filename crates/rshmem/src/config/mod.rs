@@ -11,7 +11,7 @@ pub mod choices;
 pub mod coll_algo;
 pub mod kinds;
 
-pub use choices::{Device, GpuProto, LogColor, RemoteEngine, TransportMode, UcxProtocol};
+pub use choices::{BindTo, Device, GpuProto, LogColor, RemoteEngine, TransportMode, UcxProtocol};
 pub use coll_algo::Forced;
 pub use kinds::{parse_size, Choice};
 
@@ -100,7 +100,7 @@ config_table! {
         "seconds a wait may block before a warning names the call, the PE and the PE it waits for (0: never); rshmemrun also reports a PE stopped this long, and a job whose every PE has been blocked this long";
     hang_timeout: Option<Duration> = kinds::fractional_seconds_or_never(), "RSHMEM_HANG_TIMEOUT", User, default "0",
         "seconds (fractions allowed) a PE may stay blocked in rshmem, or stopped, before the job ends with a report of who waits on whom (status 124; 0: never). Under rshmemrun the launcher enforces it for the whole job (from its own environment); elsewhere each wait fails on its own";
-    bind_to: crate::bootstrap::binding::BindTo = kinds::choice::<crate::bootstrap::binding::BindTo>(), "RSHMEM_BIND_TO", User, default "auto",
+    bind_to: BindTo = kinds::choice::<BindTo>(), "RSHMEM_BIND_TO", User, default "auto",
         "how rshmemrun and oshrun bind PEs to CPUs when `--bind-to` is not given: `core` (each PE on a CPU of its own, round robin over the CPUs the launcher may use), `numa` (on that CPU's NUMA node), `none`, `auto` (`core` when the PEs fit on those CPUs, else `none`)";
     spin: u32 = kinds::number::<u32>(), "RSHMEM_SPIN", User, default "2000",
         "polls a waiting PE spins before it sleeps on a futex";
