@@ -683,7 +683,9 @@ fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usi
         m.launch("en_fma", LaunchConfig::new(fma_grid, 256), Some(stream), &[A::I32(iters), a(sink), A::U64(t.addr() as u64)]).unwrap()
     };
     let xfer = |engine: i32, stream: &rshmem::gpu::cuda::Stream| unsafe {
-        let (grid, threads) = if engine == EN_SM { (sms as u32, 1024) } else { (1, 32) };
+        // 512 threads: at 1024 the kernel asks for more registers than a block may have
+        // (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on the H200).
+        let (grid, threads) = if engine == EN_SM { (sms as u32, 512) } else { (1, 32) };
         m.launch(
             "en_xfer",
             LaunchConfig::new(grid, threads),
