@@ -206,8 +206,10 @@ fn die(ctx: &Ctx, kill: bool) -> Result<()> {
     for it in 0..u64::MAX {
         if me == n - 1 && !kill && it == 20 {
             // Long enough that the others' 1 s wait warning fires first, also when a
-            // loaded machine or the UCX path delays their arrival in this all-reduce.
-            std::thread::sleep(Duration::from_millis(3000));
+            // loaded machine or the UCX path delays their arrival in this all-reduce or
+            // their wait's first check of the warning time (CI once saw PE 0's come after
+            // PE 3 left at 3 s).
+            std::thread::sleep(Duration::from_millis(5000));
             std::process::exit(7);
         }
         a.fill(it as f64)?;
