@@ -238,7 +238,9 @@ pub fn wait_until(
         if let Some(after) = policy.warn_after {
             if !warned && start.elapsed() >= after {
                 warned = true;
-                crate::log::always_warn(&format!("rshmem: still waiting after {:.0} s for {}", start.elapsed().as_secs_f64(), describe()));
+                // Whole seconds, rounded down: a loaded machine may wake late, and
+                // "after 2 s" for a 1.6 s wait would overstate it.
+                crate::log::always_warn(&format!("rshmem: still waiting after {} s for {}", start.elapsed().as_secs(), describe()));
             }
         }
     }
