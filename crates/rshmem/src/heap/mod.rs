@@ -11,6 +11,7 @@
 //! [`SymmetricHeap::translate`].
 
 pub mod allocator;
+mod last_hit;
 pub mod layout;
 pub mod mapping;
 pub mod words;
@@ -19,6 +20,7 @@ use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use allocator::FirstFit;
 use arc_swap::ArcSwap;
+use last_hit::LastHit;
 use layout::SysLayout;
 use mapping::Reservation;
 use std::cell::RefCell;
@@ -134,6 +136,8 @@ pub struct SymmetricHeap {
     hook: Mutex<Option<Arc<dyn SegmentHook>>>,
     /// Whether each PE's heap is mapped here (peers of this host; see `ctx::Hosts`).
     mapped: Vec<bool>,
+    /// The allocation the last range check found (see [`last_hit`]).
+    last_hit: LastHit,
 }
 
 struct HeapState {
@@ -193,6 +197,7 @@ impl SymmetricHeap {
             version: AtomicU64::new(0),
             hook: Mutex::new(None),
             mapped,
+            last_hit: LastHit::default(),
         };
         heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
         let first = Segment { offset: sys.size, len: initial_user };
@@ -355,11 +360,19 @@ impl SymmetricHeap {
         // full path below.
         if let Some(off) = self.offset_of(addr).filter(|&o| o < self.static_offset()) {
             let user_off = off - self.sys.size;
-            let inside = self.with_table(|table| {
+            let version = self.version.load(Ordering::Acquire);
+            if self.last_hit.covers(version, user_off, len) {
+                return Ok(off);
+            }
+            let hit = self.with_table(|table| {
                 let idx = table.partition_point(|&(s, _)| s <= user_off);
-                idx.checked_sub(1).is_some_and(|i| user_off.checked_add(len).is_some_and(|e| e <= table[i].0 + table[i].1))
+                idx.checked_sub(1).map(|i| table[i]).filter(|&(s, l)| user_off.checked_add(len).is_some_and(|e| e <= s + l))
             });
-            if inside {
+            if let Some((s, l)) = hit {
+                // Tagged with the version read before the table: a newer table read
+                // meanwhile only makes the tag stale, so the hint is never trusted
+                // past the publication that could have changed it.
+                self.last_hit.remember(version, s, l);
                 return Ok(off);
             }
         }
