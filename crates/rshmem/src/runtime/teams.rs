@@ -127,6 +127,10 @@ impl TeamInfo {
 
 /// This PE's teams, and which synchronization slots they use.
 pub(crate) struct TeamTable {
+    /// WORLD and SHARED, by handle: the teams of nearly every call, found without the
+    /// lock and the hash (they are never destroyed).
+    predefined: [Arc<TeamInfo>; 2],
+    /// The teams made by splits, by handle.
     teams: RwLock<HashMap<u32, Arc<TeamInfo>>>,
     next_id: AtomicU32,
     used_slots: Mutex<Vec<u64>>,
@@ -137,16 +141,21 @@ pub(crate) struct TeamTable {
 impl TeamTable {
     /// `shared`: (start, stride, size) of this PE's `SHARED` team.
     pub(crate) fn new(my_pe: usize, n_pes: usize, max_teams: usize, shared: (usize, usize, usize)) -> TeamTable {
-        let mut map = HashMap::new();
-        map.insert(Team::WORLD.0, Arc::new(TeamInfo::new(0, 1, n_pes, my_pe, 0, TeamConfig::default())));
+        let world = Arc::new(TeamInfo::new(0, 1, n_pes, my_pe, 0, TeamConfig::default()));
         let (start, stride, size) = shared;
         // This PE's number in SHARED counts from the team's first PE, not from PE 0.
         let my_index = (my_pe - start) / stride.max(1);
         debug_assert!(my_index < size && start + my_index * stride.max(1) == my_pe, "PE {my_pe} is not in its SHARED team {shared:?}");
-        map.insert(Team::SHARED.0, Arc::new(TeamInfo::new(start, stride, size, my_index, 1, TeamConfig::default())));
+        let shared = Arc::new(TeamInfo::new(start, stride, size, my_index, 1, TeamConfig::default()));
         let mut used = vec![0u64; max_teams.div_ceil(64)];
         used[0] |= 0b11;
-        TeamTable { teams: RwLock::new(map), next_id: AtomicU32::new(2), used_slots: Mutex::new(used), max_teams }
+        TeamTable {
+            predefined: [world, shared],
+            teams: RwLock::new(HashMap::new()),
+            next_id: AtomicU32::new(2),
+            used_slots: Mutex::new(used),
+            max_teams,
+        }
     }
 
     fn slots(&self) -> MutexGuard<'_, Vec<u64>> {
@@ -157,6 +166,9 @@ impl TeamTable {
     pub(crate) fn get(&self, call: &'static str, team: Team, pe: usize) -> Result<Arc<TeamInfo>> {
         if team.is_invalid() {
             return Err(Error::InvalidTeam { call, arg: "team", what: "SHMEM_TEAM_INVALID is not a team", pe });
+        }
+        if let Some(t) = self.predefined.get(team.0 as usize) {
+            return Ok(t.clone());
         }
         let teams = self.teams.read().unwrap_or_else(|p| p.into_inner());
         teams.get(&team.0).cloned().ok_or(if team.0 < self.next_id.load(Ordering::Relaxed) {
