@@ -94,7 +94,11 @@ where
 {
     let config = Config::from_env()?;
     let k = config.launcher_local_pes.unwrap_or(1).max(1);
-    run_threads(k, &f, |i| InitOptions { config: Some(config.clone()), local_index: Some(i), ..Default::default() }, None)
+    // The launcher's core binding gives this process one core per PE: each PE's thread
+    // takes its own before it initializes (else the PEs' threads float over the cores).
+    let cores = config.thread_cpus.as_deref().map(bootstrap::binding::parse_cpu_list).filter(|c| c.len() == k);
+    let options = |i| InitOptions { config: Some(config.clone()), local_index: Some(i), ..Default::default() };
+    run_threads(k, &f, options, None, cores.as_deref())
 }
 
 /// Runs a job of `n` PEs that are threads of this process, each running `f` with its own
@@ -126,17 +130,19 @@ where
     }
     let job = bootstrap::threads::ThreadJob::new(n);
     let options = |i: usize| InitOptions { config: Some(config.clone()), bootstrap: Some(Box::new(job.member(i))), ..Default::default() };
-    run_threads(n, &f, options, Some(&job))
+    run_threads(n, &f, options, Some(&job), None)
 }
 
 /// Starts `k` threads, thread `i` initializing with `options(i)` and running `f`; joins
 /// them. With `job` (an in-process job), a thread that fails or panics fails the job, so
-/// that the others' waits end instead of waiting for it.
+/// that the others' waits end instead of waiting for it. With `cores`, thread `i` first
+/// binds itself to `cores[i]`.
 fn run_threads<R, F>(
     k: usize,
     f: &F,
     options: impl Fn(usize) -> InitOptions,
     job: Option<&Arc<bootstrap::threads::ThreadJob>>,
+    cores: Option<&[usize]>,
 ) -> Result<Vec<R>>
 where
     R: Send,
@@ -146,7 +152,13 @@ where
         let handles: Vec<_> = (0..k)
             .map(|i| {
                 let opts = options(i);
+                let core = cores.and_then(|c| c.get(i).copied());
                 std::thread::Builder::new().name(format!("rshmem-pe-{i}")).spawn_scoped(scope, move || {
+                    if let Some(core) = core {
+                        if let Err(e) = bootstrap::binding::bind_this_thread(core) {
+                            tracing::warn!(thread = i, core, "could not bind the PE's thread to its core: {e}");
+                        }
+                    }
                     let ctx = init_with(opts);
                     if let (Err(e), Some(job)) = (&ctx, job) {
                         job.fail(format!("PE {i} could not start: {e}"));

@@ -414,6 +414,38 @@ fn bound_cpus(n: usize, flag: Option<&str>, env: Option<&str>) -> Vec<String> {
 }
 
 #[test]
+fn thread_pes_bind_each_to_its_own_core() {
+    let cpus = rshmem::bootstrap::binding::allowed_cpus();
+    let all = rshmem::bootstrap::binding::format_cpu_list(&cpus);
+    let n = 4;
+    let run = |bind: &str| {
+        let out = std::process::Command::new(rshmemrun())
+            .env_remove("RSHMEM_BIND_TO")
+            .args(["--bind-to", bind, "-n", &n.to_string(), "--pes-per-process", "2", "--timeout", "60"])
+            .arg(example("pe_launch"))
+            .arg("cores")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        (0..n)
+            .map(|pe| {
+                let prefix = format!("PE {pe} cpus ");
+                text.lines()
+                    .find_map(|l| l.split_once(&prefix).map(|(_, c)| c.trim().to_string()))
+                    .unwrap_or_else(|| panic!("PE {pe}: {text}"))
+            })
+            .collect::<Vec<_>>()
+    };
+    // core: each PE's thread on its own core, as process PEs are (round robin).
+    for (pe, got) in run("core").iter().enumerate() {
+        assert_eq!(*got, cpus[pe % cpus.len()].to_string(), "thread PE {pe} under --bind-to core");
+    }
+    // none: the threads keep the launcher's whole mask.
+    assert!(run("none").iter().all(|c| *c == all), "thread PEs under --bind-to none");
+}
+
+#[test]
 fn pes_are_bound_as_asked() {
     let cpus = rshmem::bootstrap::binding::allowed_cpus();
     let all = rshmem::bootstrap::binding::format_cpu_list(&cpus);

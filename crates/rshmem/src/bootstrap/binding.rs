@@ -113,6 +113,31 @@ pub fn plan(policy: BindTo, n_pes: usize, per_process: usize) -> Vec<Option<Vec<
     plan_with(policy, n_pes, per_process, &allowed_cpus(), &nodes)
 }
 
+/// The core of each PE of every process, in PE order, when `policy` binds PEs to a core
+/// each (`core`, or `auto` when the PEs fit) and processes host more than one PE: their
+/// threads then bind themselves to their own core (see `RSHMEM_THREAD_CPUS`). `None` for
+/// a process that keeps one mask for all its PEs.
+pub fn thread_cores_with(policy: BindTo, n_pes: usize, per_process: usize, allowed: &[usize]) -> Vec<Option<Vec<usize>>> {
+    let per = per_process.max(1);
+    let processes = n_pes.div_ceil(per);
+    let core = match policy {
+        BindTo::Core => true,
+        BindTo::Auto => n_pes <= allowed.len(),
+        _ => false,
+    };
+    (0..processes)
+        .map(|j| {
+            (core && per > 1 && !allowed.is_empty())
+                .then(|| (j * per..((j + 1) * per).min(n_pes)).map(|pe| allowed[pe % allowed.len()]).collect())
+        })
+        .collect()
+}
+
+/// Binds the calling thread (not its whole process) to CPU `cpu`.
+pub fn bind_this_thread(cpu: usize) -> std::io::Result<()> {
+    rustix::thread::sched_setaffinity(None, &cpu_set(&[cpu])).map_err(std::io::Error::from)
+}
+
 /// The affinity mask of `cpus` (CPUs past the mask's size are left out).
 pub fn cpu_set(cpus: &[usize]) -> CpuSet {
     let mut set = CpuSet::new();
@@ -125,6 +150,19 @@ pub fn cpu_set(cpus: &[usize]) -> CpuSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_pes_get_a_core_each_only_under_core_binding() {
+        let allowed = [4, 5, 6];
+        // 5 PEs, 2 per process: the cores round robin in PE order, the last process has one PE.
+        assert_eq!(thread_cores_with(BindTo::Core, 5, 2, &allowed), vec![Some(vec![4, 5]), Some(vec![6, 4]), Some(vec![5])]);
+        assert_eq!(thread_cores_with(BindTo::Auto, 3, 3, &allowed), vec![Some(vec![4, 5, 6])]);
+        // auto with more PEs than CPUs, none, numa, and one PE per process: no thread binding.
+        assert_eq!(thread_cores_with(BindTo::Auto, 4, 2, &allowed), vec![None, None]);
+        assert_eq!(thread_cores_with(BindTo::None, 2, 2, &allowed), vec![None]);
+        assert_eq!(thread_cores_with(BindTo::Numa, 2, 2, &allowed), vec![None]);
+        assert_eq!(thread_cores_with(BindTo::Core, 2, 1, &allowed), vec![None, None]);
+    }
 
     #[test]
     fn policies_parse_and_print() {

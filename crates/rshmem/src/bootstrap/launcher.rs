@@ -907,6 +907,7 @@ fn spawn_pe(
     opts: &LaunchOptions,
     pes: std::ops::Range<usize>,
     cpus: Option<&[usize]>,
+    thread_cpus: Option<&[usize]>,
     sock_path: &Path,
     key: &str,
     log_color: &str,
@@ -925,6 +926,11 @@ fn spawn_pe(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.env("RSHMEM_HOST_CPUS", super::binding::allowed_cpus().len().max(1).to_string());
+    match thread_cpus {
+        // In PE order, one entry per PE (not a CPU list: cores may repeat).
+        Some(t) => cmd.env("RSHMEM_THREAD_CPUS", t.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")),
+        None => cmd.env_remove("RSHMEM_THREAD_CPUS"),
+    };
     let launcher = rustix::process::getpid();
     let mask = cpus.map(super::binding::cpu_set);
     // SAFETY: the closure runs in the child between fork and exec and makes only
@@ -1045,11 +1051,22 @@ impl Job {
     /// started, the job ends with 127 and only the PEs already started remain in it.
     fn start_pes(&mut self, opts: &LaunchOptions, rendezvous: &Rendezvous, events: &Sender<Event>, open_streams: &Arc<AtomicUsize>) {
         let per = opts.pes_per_process.max(1);
-        let binding = super::binding::plan(opts.bind_to.unwrap_or(self.bind_to), opts.n_pes, per);
+        let policy = opts.bind_to.unwrap_or(self.bind_to);
+        let binding = super::binding::plan(policy, opts.n_pes, per);
+        let threads = super::binding::thread_cores_with(policy, opts.n_pes, per, &super::binding::allowed_cpus());
         for (j, pe) in (0..opts.n_pes).step_by(per).enumerate() {
             let pes = pe..(pe + per).min(opts.n_pes);
             let cpus = binding.get(j).cloned().flatten();
-            let child = match spawn_pe(opts, pes.clone(), cpus.as_deref(), rendezvous.sock_path, rendezvous.key, rendezvous.log_color) {
+            let thread_cpus = threads.get(j).cloned().flatten();
+            let child = match spawn_pe(
+                opts,
+                pes.clone(),
+                cpus.as_deref(),
+                thread_cpus.as_deref(),
+                rendezvous.sock_path,
+                rendezvous.key,
+                rendezvous.log_color,
+            ) {
                 Ok(c) => c,
                 Err(e) => {
                     self.say(&format!("cannot start PE {pe} ({}): {e}", Path::new(&opts.program).display()));

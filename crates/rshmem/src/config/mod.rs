@@ -141,6 +141,8 @@ config_table! {
         "number of PEs in the job";
     launcher_local_pes: Option<usize> = kinds::maybe_number(), "RSHMEM_LOCAL_PES", Launcher, default "" shown "set by rshmemrun",
         "PEs this process hosts (`rshmemrun --pes-per-process`), numbered from `RSHMEM_PE`";
+    thread_cpus: Option<String> = kinds::text(), "RSHMEM_THREAD_CPUS", Launcher, default "" shown "set by rshmemrun",
+        "the core of each PE of this process, in PE order (`rshmemrun --pes-per-process` with core binding): each PE's thread binds itself to its own";
     host_cpus: Option<usize> = kinds::maybe_number(), "RSHMEM_HOST_CPUS", Launcher, default "" shown "set by rshmemrun",
         "the number of CPUs the launcher's PEs on this host share (the launcher's own CPUs): with more PEs on the host than this, waits yield their core sooner. Unset: the CPUs this process may use (which binding narrows to its own)";
     bootstrap_port: Option<usize> = kinds::maybe_number(), "RSHMEM_BOOTSTRAP_PORT", User, default "" shown "MASTER_PORT + 1",

@@ -17,6 +17,8 @@
 //! `transfer`: every PE writes its pid into `$RSHMEM_TEST_PID_DIR/pe<N>` (when set), then
 //! puts `$RSHMEM_TEST_TRANSFER_MB` MiB (default 64) to its right neighbour, barrier,
 //! again and again, printing a line per round: the load for fault tests.
+//! `cores`: every PE of the process (threads under `--pes-per-process`) prints the CPUs
+//! its own thread may run on, as `PE <n> cpus <list>`.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -60,6 +62,16 @@ fn main() {
             rshmem::log::install();
             let ctx = rshmem::init().expect("init");
             println!("PE {} init took {} ms", ctx.my_pe(), t.elapsed().as_millis());
+            return;
+        }
+        "cores" => {
+            rshmem::log::install();
+            rshmem::run_local_pes(|ctx| {
+                let cpus = rshmem::bootstrap::binding::format_cpu_list(&rshmem::bootstrap::binding::allowed_cpus());
+                println!("PE {} cpus {cpus}", ctx.my_pe());
+                ctx.barrier_all().expect("barrier");
+            })
+            .expect("run_local_pes");
             return;
         }
         "no-finalize" => {
