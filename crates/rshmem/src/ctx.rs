@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result, TeamNote};
 use crate::runtime::context::{CtxDomain, CtxOptions};
-use crate::runtime::teams::{Team, TeamInfo};
+use crate::runtime::teams::{Team, TeamRef};
 use crate::runtime::Runtime;
 use crate::sym::Sym;
 use crate::transport::Transport;
@@ -107,7 +107,7 @@ impl Ctx {
     }
 
     /// The team behind handle `team` on this PE.
-    pub(crate) fn team_info(&self, call: &'static str, team: Team) -> Result<Arc<TeamInfo>> {
+    pub(crate) fn team_info(&self, call: &'static str, team: Team) -> Result<TeamRef<'_>> {
         self.rt.teams.get(call, team, self.rt.my_pe)
     }
 

@@ -12,7 +12,7 @@
 use crate::coll::barrier::team_barrier;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
-use crate::heap::layout::{SLOT_SPLIT, SPLIT_RECORD_WORDS, TEAM_SLOT};
+use crate::heap::layout::{INBOX_SLOT, INBOX_SLOTS, SLOT_SPLIT, SPLIT_RECORD_WORDS, TEAM_SLOT};
 use crate::runtime::teams::{Team, TeamConfig, TeamInfo};
 
 impl Ctx {
@@ -192,6 +192,12 @@ impl Ctx {
         let off = self.rt.heap.sys().team_slot(t.slot);
         let me = self.my_pe();
         self.rt.to(me).put(me, off, &vec![0u8; TEAM_SLOT])?;
+        // And the inbox's tag words: the next team's collectives count from 1 again, so an
+        // old tag could pass for one of theirs.
+        let inbox = self.rt.heap.sys().team_inbox(t.slot);
+        for k in 0..INBOX_SLOTS {
+            self.rt.to(me).store_word(me, inbox + k * INBOX_SLOT, 8, 0)?;
+        }
         #[cfg(feature = "cuda")]
         if let Some(g) = &self.rt.gpu {
             g.set_team(t.slot, None)?;

@@ -144,7 +144,7 @@ fn unknown_algorithm_fails_init() {
     assert_ne!(job.code, 0);
     assert!(
         job.stderr.contains("RSHMEM_COLL_ALGO")
-            && job.stderr.contains("`fast` is not an algorithm of reduce (valid: oneshot, rsag, ring, hier)"),
+            && job.stderr.contains("`fast` is not an algorithm of reduce (valid: oneshot, rsag, ring, hier, push)"),
         "{}",
         job.stderr
     );

@@ -15,6 +15,10 @@ const TREE_RING: &str = "barrier=dissem:3,broadcast=tree,fcollect=ring,collect=r
 /// Ring all-reduce, flat barrier.
 const RING: &str = "barrier=dissem:8,reduce=ring,broadcast=tree";
 
+/// The pushed forms forced (they fall back to direct and one-shot where a message does
+/// not fit an inbox slot or part).
+const PUSH: &str = "broadcast=push,fcollect=push,reduce=push";
+
 /// Every hierarchical algorithm.
 const HIER: &str = "barrier=hier,broadcast=hier,fcollect=hier,collect=hier,reduce=hier";
 
@@ -50,6 +54,8 @@ fn matrix_small_worlds() {
     }
     matrix(5, TREE_RING, "1");
     matrix(5, RING, "0");
+    matrix(5, PUSH, "0");
+    matrix(3, PUSH, "1");
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! Broadcast: the root's `source` is copied to `dest` on every member (the root's too).
 //!
 //! `dest` may be the same buffer as `source` (then the root's copy is skipped); partly
-//! overlapping buffers are an error. Algorithms: [direct](super::broadcast_direct) and
-//! [binomial tree](super::broadcast_tree) and [hierarchical](super::broadcast_hier), chosen by [`super::select::broadcast`].
+//! overlapping buffers are an error. Algorithms: [pushed](super::broadcast_push),
+//! [direct](super::broadcast_direct), [binomial tree](super::broadcast_tree) and
+//! [hierarchical](super::broadcast_hier), chosen by [`super::select::broadcast`].
 
 use super::select::{self, BroadcastAlgo, Shape};
 use super::session::{Kind, Session};
-use super::{broadcast_direct, broadcast_hier, broadcast_tree, bytes_of, overlap, overlap_error, sym_range, Overlap};
+use super::{broadcast_direct, broadcast_hier, broadcast_push, broadcast_tree, bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
 use crate::runtime::teams::Team;
@@ -61,8 +62,8 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, call);
         let mapped = s.mapped();
-        let hosts = s.hosts();
-        let algo = select::broadcast(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
+        let hier = s.spans_hosts();
+        let algo = select::broadcast(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(Kind::Broadcast, [nbytes as u64, root as u64, d as u64, so as u64, algo as u64], local.is_ok())?;
         let (mut d, so) = local?;
@@ -82,7 +83,11 @@ impl Ctx {
         match algo {
             BroadcastAlgo::Direct => broadcast_direct::run(&mut s, d, so, nbytes, root),
             BroadcastAlgo::Tree => broadcast_tree::run(&mut s, d, so, nbytes, root),
-            BroadcastAlgo::Hier => broadcast_hier::run(&mut s, &hosts, d, so, nbytes, root),
+            BroadcastAlgo::Hier => {
+                let hosts = s.hosts();
+                broadcast_hier::run(&mut s, &hosts, d, so, nbytes, root)
+            }
+            BroadcastAlgo::Push => broadcast_push::run(&mut s, d, so, nbytes, root),
         }
     }
 }

@@ -15,6 +15,19 @@ pub(crate) fn combine_pieces<T: ReduceType>(
     src_of: impl Fn(usize) -> usize,
     count: usize,
     op: ReduceOp,
+    sink: impl FnMut(usize, &[T]) -> Result<()>,
+) -> Result<()> {
+    let sources: Vec<(usize, usize)> = members.iter().map(|&r| (r, src_of(r))).collect();
+    combine_from::<T>(s, &sources, count, op, sink)
+}
+
+/// [`combine_pieces`] over `(member, heap offset)` pairs, in the order given: the
+/// contributions may lie anywhere (several in one member's heap, as in its inbox).
+pub(crate) fn combine_from<T: ReduceType>(
+    s: &Session<'_>,
+    sources: &[(usize, usize)],
+    count: usize,
+    op: ReduceOp,
     mut sink: impl FnMut(usize, &[T]) -> Result<()>,
 ) -> Result<()> {
     let sz = std::mem::size_of::<T>();
@@ -25,12 +38,12 @@ pub(crate) fn combine_pieces<T: ReduceType>(
     while start < count {
         let len = piece.min(count - start);
         let (a, b) = (&mut acc[..len], &mut tmp[..len]);
-        match members.split_first() {
+        match sources.split_first() {
             None => a.fill(T::ZERO),
-            Some((&first, rest)) => {
-                s.get(first, src_of(first) + start * sz, a)?;
-                for &r in rest {
-                    s.get(r, src_of(r) + start * sz, b)?;
+            Some((&(first, off), rest)) => {
+                s.get(first, off + start * sz, a)?;
+                for &(r, off) in rest {
+                    s.get(r, off + start * sz, b)?;
                     T::combine(op, a, b);
                 }
             }

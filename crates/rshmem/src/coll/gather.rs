@@ -7,7 +7,7 @@
 
 use super::select::{self, GatherAlgo, Shape};
 use super::session::{Kind, Session};
-use super::{bytes_of, gather_direct, gather_hier, gather_ring, overlap, overlap_error, sym_range, Overlap};
+use super::{bytes_of, gather_direct, gather_hier, gather_push, gather_ring, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::runtime::teams::Team;
@@ -56,8 +56,7 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, call);
         let mapped = s.mapped();
-        let hosts = s.hosts();
-        let hier = hosts.spans_hosts();
+        let hier = s.spans_hosts();
         let algo = select::fcollect(&rt.forced, Shape { team_size: n, bytes: nbytes.saturating_mul(n), mapped, hier });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         s.check(Kind::Fcollect, [nbytes as u64, d as u64, so as u64, algo as u64], local.is_ok())?;
@@ -85,7 +84,11 @@ impl Ctx {
                 s.wait_progress((s.me() + 1) % n, 1)?;
                 gather_ring::run(&mut s, d, so, &offsets, &sizes)
             }
-            GatherAlgo::Hier => gather_hier::run(&mut s, &hosts, d, so, (&offsets, &sizes), false),
+            GatherAlgo::Hier => {
+                let hosts = s.hosts();
+                gather_hier::run(&mut s, &hosts, d, so, (&offsets, &sizes), false)
+            }
+            GatherAlgo::Push => gather_push::run(&mut s, d, so, nbytes),
         }
     }
 
@@ -149,13 +152,17 @@ impl Ctx {
             return Ok(());
         }
         let mapped = s.mapped();
-        let hosts = s.hosts();
-        let algo = select::collect(&rt.forced, Shape { team_size: n, bytes: total, mapped, hier: hosts.spans_hosts() });
+        let hier = s.spans_hosts();
+        let algo = select::collect(&rt.forced, Shape { team_size: n, bytes: total, mapped, hier });
         tracing::trace!(call, team = team.raw(), nbytes, total, ?algo, "collect");
         match algo {
-            GatherAlgo::Direct => gather_direct::run(&mut s, d, so, &offsets, &sizes),
+            // select::collect never picks push (RSHMEM_COLL_ALGO refuses collect=push).
+            GatherAlgo::Direct | GatherAlgo::Push => gather_direct::run(&mut s, d, so, &offsets, &sizes),
             GatherAlgo::Ring => gather_ring::run(&mut s, d, so, &offsets, &sizes),
-            GatherAlgo::Hier => gather_hier::run(&mut s, &hosts, d, so, (&offsets, &sizes), true),
+            GatherAlgo::Hier => {
+                let hosts = s.hosts();
+                gather_hier::run(&mut s, &hosts, d, so, (&offsets, &sizes), true)
+            }
         }
     }
 }

@@ -4,10 +4,10 @@
 //! | collective | algorithms (file) |
 //! |---|---|
 //! | barrier, sync | dissemination with radix k, hierarchical ([`barrier`]) |
-//! | broadcast | direct (`broadcast_direct.rs`), binomial tree (`broadcast_tree.rs`), hierarchical (`broadcast_hier.rs`) |
-//! | fcollect, collect | direct one-shot writes (`gather_direct.rs`), ring (`gather_ring.rs`), hierarchical (`gather_hier.rs`) |
+//! | broadcast | pushed into inboxes (`broadcast_push.rs`), direct (`broadcast_direct.rs`), binomial tree (`broadcast_tree.rs`), hierarchical (`broadcast_hier.rs`) |
+//! | fcollect, collect | direct one-shot writes (`gather_direct.rs`), ring (`gather_ring.rs`), hierarchical (`gather_hier.rs`), pushed into inboxes (`gather_push.rs`, fcollect) |
 //! | alltoall, alltoalls | direct (`alltoall.rs`) |
-//! | reduce (all-reduce) | one-shot (`reduce_oneshot.rs`), reduce-scatter + all-gather (`reduce_rsag.rs`), ring (`reduce_ring.rs`), hierarchical (`reduce_hier.rs`) |
+//! | reduce (all-reduce) | pushed into inboxes (`reduce_push.rs`), one-shot (`reduce_oneshot.rs`), reduce-scatter + all-gather (`reduce_rsag.rs`), ring (`reduce_ring.rs`), hierarchical (`reduce_hier.rs`) |
 //! | reduce_scatter | direct (`reduce_scatter_direct.rs`), ring (`reduce_ring.rs`) |
 //! | sum_inscan, sum_exscan | direct (`scan.rs`) |
 //!
@@ -39,6 +39,12 @@
 //! 4. Pushes count in the target's ARRIVE counter; the target knows how many to expect,
 //!    and a peer pushes only after the target entered the collective, so counts from
 //!    consecutive collectives never mix.
+//! 5. A member's *inbox* (small pushed broadcasts, fcollects and all-reduces) is the one
+//!    buffer a peer writes before the member entered the collective: collective `seq`
+//!    writes inbox slot `seq % INBOX_SLOTS` (the root all of it, or each member its own
+//!    part), and a sender writes it only after the member finished the collective that
+//!    used that slot before (its CONSUMED word). Each part's tag word, written after the
+//!    data, carries the sender's code and sequence.
 //!
 //! So a team runs collectives back to back with no barrier in between, a PE's dest is
 //! never written before it enters the call, and its source may be reused as soon as the
@@ -71,7 +77,9 @@
 //! 1/251 (a single argument that differs always changes the code unless it differs by a
 //! multiple of 251); a PE that reads from and waits for no one of differing arguments
 //! cannot notice them. The one such PE in the algorithms is the root of a staged direct
-//! broadcast (up to 16 KiB on mapped peers): it publishes and returns. So when PEs name
+//! or pushed broadcast (up to 16 KiB on mapped peers): it publishes and returns. (A
+//! member of a pushed broadcast, which waits on its own inbox, also watches the root's
+//! PROGRESS word, so a root that posts nothing under other arguments is found.) So when PEs name
 //! different roots, the PEs that read from a PE of other arguments fail, but a PE that
 //! names itself root while no one reads from it returns its own source unchecked (every
 //! PE naming itself root: nobody fails).
@@ -114,11 +122,13 @@ pub(crate) mod barrier;
 pub(crate) mod broadcast;
 pub(crate) mod broadcast_direct;
 pub(crate) mod broadcast_hier;
+pub(crate) mod broadcast_push;
 pub(crate) mod broadcast_tree;
 pub(crate) mod combine;
 pub(crate) mod gather;
 pub(crate) mod gather_direct;
 pub(crate) mod gather_hier;
+pub(crate) mod gather_push;
 pub(crate) mod gather_ring;
 #[cfg(feature = "cuda")]
 pub mod gpu;
@@ -127,6 +137,7 @@ pub mod gpu_select;
 pub(crate) mod reduce;
 pub(crate) mod reduce_hier;
 pub(crate) mod reduce_oneshot;
+pub(crate) mod reduce_push;
 pub(crate) mod reduce_ring;
 pub(crate) mod reduce_rsag;
 pub(crate) mod reduce_scatter_direct;

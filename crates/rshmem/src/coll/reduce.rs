@@ -21,8 +21,8 @@
 use super::select::{self, ReduceAlgo, ReduceScatterAlgo, Shape};
 use super::session::{Kind, Session};
 use super::{
-    bytes_of, overlap, overlap_error, reduce_hier, reduce_oneshot, reduce_ring, reduce_rsag, reduce_scatter_direct, scan, sym_range,
-    Overlap,
+    bytes_of, overlap, overlap_error, reduce_hier, reduce_oneshot, reduce_push, reduce_ring, reduce_rsag, reduce_scatter_direct, scan,
+    sym_range, Overlap,
 };
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -113,9 +113,9 @@ impl Ctx {
         })();
         let mut s = Session::begin(rt, &t, CALL);
         let mapped = s.mapped();
-        let hosts = s.hosts();
+        let hier = s.spans_hosts();
         let nbytes = nreduce.saturating_mul(sz);
-        let algo = select::reduce(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier: hosts.spans_hosts() });
+        let algo = select::reduce(&rt.forced, Shape { team_size: n, bytes: nbytes, mapped, hier });
         let (d, so) = *local.as_ref().unwrap_or(&(usize::MAX, usize::MAX));
         check_reduction::<T>(&mut s, Kind::Reduce, op, nreduce, (d, so), algo as u64, local.is_ok())?;
         let (d, so) = local?;
@@ -131,7 +131,11 @@ impl Ctx {
             ReduceAlgo::OneShot => reduce_oneshot::run::<T>(&mut s, d, so, nreduce, op),
             ReduceAlgo::RsAg => reduce_rsag::run::<T>(&mut s, d, so, nreduce, op),
             ReduceAlgo::Ring => reduce_ring::allreduce::<T>(&mut s, d, so, nreduce, op),
-            ReduceAlgo::Hier => reduce_hier::run::<T>(&mut s, &hosts, d, so, nreduce, op),
+            ReduceAlgo::Hier => {
+                let hosts = s.hosts();
+                reduce_hier::run::<T>(&mut s, &hosts, d, so, nreduce, op)
+            }
+            ReduceAlgo::Push => reduce_push::run::<T>(&mut s, d, so, nreduce, op),
         }
     }
 

@@ -15,16 +15,24 @@
 //!                otherwise ............................... dissemination, radix 2
 //! broadcast      hier .................................... hier (leaders read the root, members
 //!                                                          read their leader)
+//!                mapped, bytes <= 1016 B and
+//!                (n - 1) x slot lines <= 8 KiB ........... push (the root writes every member's
+//!                                                          inbox; members wait on their own memory)
 //!                mapped and (n <= 8 or bytes <= 64 KiB) .. direct (every PE reads the root)
 //!                otherwise ............................... tree (binomial, 64 KiB chunks pipelined)
 //! fcollect,      hier .................................... hier (leaders gather their host, then
 //! collect                                                  each other's hosts; members copy)
+//!                fcollect, mapped, block fits an inbox
+//!                part (n <= 16; 504 B on 2 PEs) .......... push (every PE writes its block into
+//!                                                          every member's inbox)
 //!                mapped and (n <= 8 or total <= 1 MiB) ... direct (every PE writes its block into
 //!                                                          every dest, one shot)
 //!                otherwise ............................... ring
 //! alltoall(s)    always .................................. direct
 //! reduce         hier .................................... hier (host partials, one-shot among
 //! (all-reduce)                                             leaders, members copy the result)
+//!                mapped, contribution fits an inbox part . push (every PE writes its contribution
+//!                                                          into every member's inbox, each combines)
 //!                bytes <= ONESHOT_MAX (16 KiB) ........... one-shot (everyone reads everyone)
 //!                mapped .................................. reduce-scatter + all-gather
 //!                otherwise ............................... ring
@@ -36,7 +44,11 @@
 //! Why: on mapped memory a read of a peer costs what a read of one's own memory costs, so
 //! the fewest synchronization steps win: one-shot and direct algorithms need one or two
 //! flag exchanges whatever the team size, while ring and tree need O(n) and O(log n)
-//! steps. Rings and trees send each byte over fewer links and win when peers are reached
+//! steps. A pushed broadcast needs no flag exchange at all on the members' side: the data
+//! and its tag arrive in the member's own cache line, where a pulled one costs a member
+//! two dependent reads of the root's memory (its flag, then its data); the root pays one
+//! line per member, which bounds the team size it is used for.
+//! Rings and trees send each byte over fewer links and win when peers are reached
 //! through a network (or, for broadcast, when many readers would all hit the root).
 //! The thresholds are first guesses for a 2-core host; tune them against measurements.
 //!
@@ -54,11 +66,11 @@
 //! | collective | algorithms |
 //! |---|---|
 //! | `barrier` | `dissem` (radix chosen as above), `dissem:K` (radix K >= 2), `hier` |
-//! | `broadcast` | `direct`, `tree`, `hier` |
-//! | `fcollect` | `direct`, `ring`, `hier` |
+//! | `broadcast` | `direct`, `tree`, `hier`, `push` (messages that fit an inbox slot; larger ones direct) |
+//! | `fcollect` | `direct`, `ring`, `hier`, `push` (blocks that fit an inbox part; larger ones direct) |
 //! | `collect` | `direct`, `ring`, `hier` |
 //! | `alltoall` | `direct` |
-//! | `reduce` | `oneshot`, `rsag`, `ring`, `hier` |
+//! | `reduce` | `oneshot`, `rsag`, `ring`, `hier`, `push` (contributions that fit an inbox part; larger ones one-shot) |
 //! | `reduce_scatter` | `direct`, `ring` |
 //! | `scan` | `direct` |
 //!
@@ -68,6 +80,7 @@
 
 pub use crate::config::coll_algo::{BarrierAlgo, BroadcastAlgo, Forced, GatherAlgo, ReduceAlgo, ReduceScatterAlgo};
 use crate::error::Result;
+use crate::heap::layout::inbox_part;
 
 /// Teams up to this size use a one-round (flat) barrier when mapped.
 pub const FLAT_BARRIER_MAX: usize = 8;
@@ -79,6 +92,11 @@ pub const DIRECT_BROADCAST_MAX: usize = 64 << 10;
 pub const DIRECT_GATHER_MAX: usize = 1 << 20;
 /// Team size up to which direct broadcast and gathers are used at any size.
 pub const DIRECT_TEAM_MAX: usize = 8;
+/// Largest broadcast pushed into the members' inboxes (one inbox slot).
+pub const PUSH_BROADCAST_MAX: usize = crate::heap::layout::INBOX_DATA;
+/// Most bytes (whole cache lines of tag and data, summed over the members) a pushed
+/// broadcast's root writes by default.
+pub const PUSH_TEAM_BYTES: usize = 8 << 10;
 
 /// What the decision tree looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,13 +128,22 @@ pub fn barrier_radix(f: &Forced, team_size: usize, mapped: bool) -> usize {
 
 /// Broadcast algorithm.
 pub fn broadcast(f: &Forced, s: Shape) -> BroadcastAlgo {
-    f.broadcast.unwrap_or(if s.hier {
+    let fits = s.bytes <= PUSH_BROADCAST_MAX;
+    match f.broadcast {
+        Some(BroadcastAlgo::Push) if !fits => return BroadcastAlgo::Direct,
+        Some(a) => return a,
+        None => {}
+    }
+    let push_bytes = s.team_size.saturating_sub(1).saturating_mul((s.bytes + 8).next_multiple_of(64));
+    if s.hier {
         BroadcastAlgo::Hier
+    } else if s.mapped && fits && push_bytes <= PUSH_TEAM_BYTES {
+        BroadcastAlgo::Push
     } else if s.mapped && (s.team_size <= DIRECT_TEAM_MAX || s.bytes <= DIRECT_BROADCAST_MAX) {
         BroadcastAlgo::Direct
     } else {
         BroadcastAlgo::Tree
-    })
+    }
 }
 
 fn gather(forced: Option<GatherAlgo>, s: Shape) -> GatherAlgo {
@@ -129,9 +156,19 @@ fn gather(forced: Option<GatherAlgo>, s: Shape) -> GatherAlgo {
     })
 }
 
+/// Whether `bytes` per member fit a member's part of an inbox slot on a team of `n`.
+fn fits_part(n: usize, bytes: usize) -> bool {
+    n >= 2 && bytes <= inbox_part(n).saturating_sub(8)
+}
+
 /// fcollect algorithm (`bytes`: the gathered total).
 pub fn fcollect(f: &Forced, s: Shape) -> GatherAlgo {
-    gather(f.fcollect, s)
+    let fits = fits_part(s.team_size, s.bytes / s.team_size.max(1));
+    match f.fcollect {
+        Some(GatherAlgo::Push) if !fits => GatherAlgo::Direct,
+        None if fits && s.mapped && !s.hier => GatherAlgo::Push,
+        forced => gather(forced, s),
+    }
 }
 
 /// collect algorithm (`bytes`: the gathered total).
@@ -141,7 +178,14 @@ pub fn collect(f: &Forced, s: Shape) -> GatherAlgo {
 
 /// All-reduce algorithm (`bytes`: one PE's contribution).
 pub fn reduce(f: &Forced, s: Shape) -> ReduceAlgo {
-    f.reduce.unwrap_or(if s.hier {
+    let fits = fits_part(s.team_size, s.bytes);
+    match f.reduce {
+        Some(ReduceAlgo::Push) if !fits => return ReduceAlgo::OneShot,
+        Some(a) => return a,
+        None if fits && s.mapped && !s.hier => return ReduceAlgo::Push,
+        None => {}
+    }
+    if s.hier {
         ReduceAlgo::Hier
     } else if s.bytes <= ONESHOT_MAX {
         ReduceAlgo::OneShot
@@ -149,7 +193,7 @@ pub fn reduce(f: &Forced, s: Shape) -> ReduceAlgo {
         ReduceAlgo::RsAg
     } else {
         ReduceAlgo::Ring
-    })
+    }
 }
 
 /// Reduce-scatter algorithm (`bytes`: one PE's whole contribution).
@@ -229,6 +273,7 @@ mod tests {
         assert_eq!(h.barrier_algo, Some(BarrierAlgo::Hier));
         assert_eq!((h.broadcast, h.fcollect, h.collect), (Some(BroadcastAlgo::Hier), Some(GatherAlgo::Hier), Some(GatherAlgo::Hier)));
         assert_eq!(h.reduce, Some(ReduceAlgo::Hier));
+        assert_eq!(Forced::parse("broadcast=push").unwrap().broadcast, Some(BroadcastAlgo::Push));
         for bad in ["reduce=fast", "reduce", "bcast=tree", "barrier=dissem:1", "alltoall=ring", "alltoall=hier", "reduce_scatter=hier"] {
             let e = Forced::parse(bad).unwrap_err().to_string();
             assert!(e.contains("RSHMEM_COLL_ALGO"), "{bad}: {e}");
@@ -239,17 +284,42 @@ mod tests {
     fn tree_picks() {
         let f = Forced::default();
         let s = |team_size, bytes, mapped| Shape { team_size, bytes, mapped, hier: false };
-        assert_eq!(reduce(&f, s(4, 8, true)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(4, 8, true)), ReduceAlgo::Push);
+        assert_eq!(reduce(&f, s(4, 248, true)), ReduceAlgo::Push);
+        assert_eq!(reduce(&f, s(4, 249, true)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(16, 56, true)), ReduceAlgo::Push);
+        assert_eq!(reduce(&f, s(17, 8, true)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(4, 8, false)), ReduceAlgo::OneShot);
+        assert_eq!(fcollect(&f, s(2, 2 * 504, true)), GatherAlgo::Push);
+        assert_eq!(fcollect(&f, s(2, 2 * 505, true)), GatherAlgo::Direct);
+        assert_eq!(fcollect(&f, s(8, 8 * 8, false)), GatherAlgo::Ring);
+        assert_eq!(collect(&f, s(2, 16, true)), GatherAlgo::Direct, "collect never pushes (its sizes differ per PE)");
+        let push = Forced { fcollect: Some(GatherAlgo::Push), reduce: Some(ReduceAlgo::Push), ..Forced::default() };
+        assert_eq!(fcollect(&push, s(4, 4 * 4096, true)), GatherAlgo::Direct);
+        assert_eq!(reduce(&push, s(4, 4096, true)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&push, s(4, 64, false)), ReduceAlgo::Push);
         assert_eq!(reduce(&f, s(4, 1 << 20, true)), ReduceAlgo::RsAg);
         assert_eq!(reduce(&f, s(4, 1 << 20, false)), ReduceAlgo::Ring);
         assert_eq!(broadcast(&f, s(64, 1 << 20, true)), BroadcastAlgo::Tree);
         assert_eq!(broadcast(&f, s(4, 1 << 20, true)), BroadcastAlgo::Direct);
+        assert_eq!(broadcast(&f, s(2, 8, true)), BroadcastAlgo::Push);
+        assert_eq!(broadcast(&f, s(8, 1016, true)), BroadcastAlgo::Push);
+        assert_eq!(broadcast(&f, s(8, 1017, true)), BroadcastAlgo::Direct);
+        assert_eq!(broadcast(&f, s(10, 1016, true)), BroadcastAlgo::Direct, "the root would write 9 KiB");
+        assert_eq!(broadcast(&f, s(128, 8, true)), BroadcastAlgo::Push);
+        assert_eq!(broadcast(&f, s(200, 8, true)), BroadcastAlgo::Direct);
+        assert_eq!(broadcast(&f, s(2, 8, false)), BroadcastAlgo::Tree);
+        let push = Forced { broadcast: Some(BroadcastAlgo::Push), ..Forced::default() };
+        assert_eq!(broadcast(&push, s(200, 8, false)), BroadcastAlgo::Push);
+        assert_eq!(broadcast(&push, s(2, 1017, true)), BroadcastAlgo::Direct, "forced push falls back where the inbox is too small");
         assert_eq!(fcollect(&f, s(64, 64 << 20, true)), GatherAlgo::Ring);
         assert_eq!(barrier_radix(&f, 4, true), 4);
         assert_eq!(barrier_radix(&f, 64, true), 4);
         assert_eq!(barrier_radix(&f, 64, false), 2);
         let forced = Forced { reduce: Some(ReduceAlgo::Ring), ..Forced::default() };
         assert_eq!(reduce(&forced, s(4, 8, true)), ReduceAlgo::Ring);
+        let e = Forced::parse("collect=push").unwrap_err().to_string();
+        assert!(e.contains("valid: direct, ring, hier)"), "{e}");
         // Across hosts.
         let h = |bytes| Shape { team_size: 4, bytes, mapped: false, hier: true };
         for bytes in [8, 1 << 20] {

@@ -53,7 +53,8 @@
 
 use crate::error::{Error, Result};
 use crate::heap::layout::{
-    CHECK_BYTES, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
+    inbox_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT,
+    SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -304,6 +305,7 @@ pub(crate) struct Session<'a> {
     pub(crate) seq: u64,
     slot: usize,
     stage: usize,
+    inbox: usize,
     state: MutexGuard<'a, TeamCollState>,
     /// What this PE passed ([`Session::check`]).
     args: Record,
@@ -334,6 +336,7 @@ impl<'a> Session<'a> {
             seq,
             slot: sys.team_slot(t.slot),
             stage: sys.team_stage(t.slot),
+            inbox: sys.team_inbox(t.slot),
             state,
             args: Record { kind: 0, rejected: false, values: [0; MAX_FIELDS], culprit: None },
             code: 0,
@@ -372,6 +375,17 @@ impl<'a> Session<'a> {
         });
         self.state.mapped = Some(m);
         m
+    }
+
+    /// Whether the team spans hosts ([`HostGroups::spans_hosts`]), without cloning the
+    /// groups' handle (the common case needs only this).
+    pub(crate) fn spans_hosts(&mut self) -> bool {
+        if let Some(h) = self.state.spans_hosts {
+            return h;
+        }
+        let h = self.hosts().spans_hosts();
+        self.state.spans_hosts = Some(h);
+        h
     }
 
     /// The members grouped by host (see [`HostGroups`]).
@@ -425,13 +439,25 @@ impl<'a> Session<'a> {
         &self,
         i: usize,
         off: usize,
+        ready: impl FnMut(u64) -> Result<bool>,
+        what: impl Fn() -> String,
+        timeout: Option<Duration>,
+    ) -> Result<WaitOutcome> {
+        self.wait_word(i, self.slot + off, ready, what, timeout)
+    }
+
+    /// [`Session::wait_for`] on the word at heap offset `word` (anywhere in the runtime
+    /// area) of member `i`.
+    fn wait_word(
+        &self,
+        i: usize,
+        word: usize,
         mut ready: impl FnMut(u64) -> Result<bool>,
         what: impl Fn() -> String,
         timeout: Option<Duration>,
     ) -> Result<WaitOutcome> {
         let pe = self.pe(i);
         let t = self.rt.to(pe);
-        let word = self.slot + off;
         let mut check = || ready(t.load_word(pe, word, 8)?);
         if check()? {
             return Ok(WaitOutcome::Ready);
@@ -445,7 +471,12 @@ impl<'a> Session<'a> {
 
     /// [`Session::wait_for`] without a time limit (but under the job's hang limit).
     fn wait(&self, i: usize, off: usize, ready: impl FnMut(u64) -> Result<bool>, what: impl Fn() -> String) -> Result<()> {
-        match self.wait_for(i, off, ready, &what, None)? {
+        self.wait_at(i, self.slot + off, ready, what)
+    }
+
+    /// [`Session::wait`] on the word at heap offset `word` of member `i`.
+    fn wait_at(&self, i: usize, word: usize, ready: impl FnMut(u64) -> Result<bool>, what: impl Fn() -> String) -> Result<()> {
+        match self.wait_word(i, word, ready, &what, None)? {
             WaitOutcome::Ready => Ok(()),
             WaitOutcome::TimedOut => Err(Error::Timeout { call: self.call, what: what(), secs: 0.0, pe: self.rt.my_pe }),
         }
@@ -561,6 +592,34 @@ impl<'a> Session<'a> {
         self.state.entered.get(i).is_some_and(|e| e.get() > seq)
     }
 
+    /// Waits until member `i` has finished collective `prev` (its CONSUMED word says so),
+    /// unless this PE already knows it has; what the word shows is remembered (member
+    /// `i` finished every collective before the one it names, and that one too when the
+    /// word says DONE), so that a stream of calls reads the word once every few calls.
+    fn wait_finished(&self, i: usize, prev: u64, what: impl Fn() -> String) -> Result<()> {
+        if self.known_finished(i, prev) {
+            return Ok(());
+        }
+        let seen = Cell::new(0u64);
+        self.wait(
+            i,
+            SLOT_CONSUMED,
+            |v| {
+                seen.set(v);
+                Ok(finished(decode(v), prev))
+            },
+            what,
+        )?;
+        let w = decode(seen.get());
+        // The word's sequence in full (it is within 2^31 of this collective's).
+        let full = self.seq.wrapping_add(w.seq.wrapping_sub(self.seq as u32) as i32 as i64 as u64);
+        let entered = if w.step == DONE { full + 1 } else { full };
+        if let Some(e) = self.state.entered.get(i) {
+            e.set(e.get().max(entered));
+        }
+        Ok(())
+    }
+
     /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence).
     pub(crate) fn arrive(&self, i: usize) -> Result<()> {
         let pe = self.pe(i);
@@ -629,13 +688,8 @@ impl<'a> Session<'a> {
     pub(crate) fn stage_set(&mut self, set: usize) -> Result<usize> {
         let prev = self.state.stage_seq[set];
         if prev != 0 && self.seq - prev < STALE {
-            for i in (0..self.n()).filter(|&i| i != self.me() && !self.known_finished(i, prev)) {
-                self.wait(
-                    i,
-                    SLOT_CONSUMED,
-                    |v| Ok(finished(decode(v), prev)),
-                    || format!("PE {} to finish reading this PE's staging of collective {prev}", self.pe(i)),
-                )?;
+            for i in (0..self.n()).filter(|&i| i != self.me()) {
+                self.wait_finished(i, prev, || format!("PE {} to finish reading this PE's staging of collective {prev}", self.pe(i)))?;
             }
         }
         self.state.stage_seq[set] = self.seq;
@@ -659,6 +713,94 @@ impl<'a> Session<'a> {
         self.stage_set(1)?;
         debug_assert_eq!(a + TEAM_STAGE, self.stage + 2 * STAGE_SET);
         Ok(a)
+    }
+
+    // ----- inbox -----
+
+    /// Heap offset of this collective's inbox slot (the same on every member).
+    pub(crate) fn inbox_slot(&self) -> usize {
+        self.inbox + (self.seq as usize % INBOX_SLOTS) * INBOX_SLOT
+    }
+
+    /// Waits until member `i`'s inbox slot of this collective is free: `i` has finished
+    /// the collective that last used it, `INBOX_SLOTS` collectives ago (inboxes start
+    /// zeroed, so the first collectives of a team find them free).
+    ///
+    /// When it must wait, it waits for half the slots to be free instead: a sender that
+    /// runs ahead of a member then reads the member's CONSUMED word once every
+    /// `INBOX_SLOTS / 2` calls, not on every call (each read takes the line from the
+    /// member, whose next store to it then waits for the line to come back). Every
+    /// collective it waits for is earlier than this one, and this PE has done its part
+    /// of all of them, so the longer wait cannot deadlock.
+    pub(crate) fn claim_inbox(&self, i: usize) -> Result<()> {
+        let Some(prev) = self.seq.checked_sub(INBOX_SLOTS as u64).filter(|&p| p > 0) else { return Ok(()) };
+        if self.known_finished(i, prev) {
+            return Ok(());
+        }
+        let until = self.seq - (INBOX_SLOTS / 2) as u64;
+        self.wait_finished(i, until, || format!("PE {} to finish reading its inbox of collective {prev}", self.pe(i)))
+    }
+
+    /// Where member `j`'s part starts in an inbox slot that every member writes (bytes
+    /// from the slot's start), and how many data bytes a part holds.
+    pub(crate) fn inbox_part_of(&self, j: usize) -> (usize, usize) {
+        let part = inbox_part(self.n());
+        (j * part, part.saturating_sub(8))
+    }
+
+    /// Writes `len` bytes of this PE's heap at `src_off` into member `i`'s inbox slot of
+    /// this collective at byte `at` (a part's start: 0, or a multiple of
+    /// [`Session::inbox_part_of`]), then the part's tag word (this PE's code, step 1) after a fence,
+    /// so that a member that sees the tag sees the data. Call [`Session::claim_inbox`]
+    /// first.
+    pub(crate) fn post_inbox(&self, i: usize, at: usize, src_off: usize, len: usize) -> Result<()> {
+        let part = self.inbox_slot() + at;
+        debug_assert!(at + len + 8 <= INBOX_SLOT);
+        self.copy(i, part + 8, self.me(), src_off, len)?;
+        self.fence(i)?;
+        let pe = self.pe(i);
+        self.rt.to(pe).store_word(pe, part, 8, tag(self.seq, self.word_code(), 1))
+    }
+
+    /// Waits until member `from` has posted its part at byte `at` of this PE's inbox slot
+    /// of this collective, checking the code of its tag. While it waits it also watches
+    /// the sender's PROGRESS word now and then: a sender that chose another algorithm
+    /// under differing arguments (or is not a sender under its own) posts nothing, but
+    /// its word shows its code. Returns the heap offset of the data.
+    pub(crate) fn wait_inbox(&self, from: usize, at: usize) -> Result<usize> {
+        self.enter()?;
+        let slot = self.inbox_slot() + at;
+        let seen = Cell::new(None);
+        let (mut polls, mut entry_checked) = (0u32, false);
+        let spin = self.rt.config.spin;
+        self.wait_at(
+            self.me(),
+            slot,
+            |v| {
+                let w = decode(v);
+                if relative(w.seq, self.seq) == Ordering::Equal {
+                    if w.code != self.code {
+                        seen.set(Some(w.code));
+                    }
+                    return Ok(true);
+                }
+                polls += 1;
+                if !entry_checked && (polls % 64 == 0 || polls > spin) {
+                    let e = decode(self.load(from, Self::progress_off(self.seq))?);
+                    if relative(e.seq, self.seq) == Ordering::Equal {
+                        entry_checked = true;
+                        if e.code != self.code {
+                            seen.set(Some(e.code));
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(false)
+            },
+            || format!("PE {} to write its part of this PE's inbox", self.pe(from)),
+        )?;
+        self.verdict(from, seen.get())?;
+        Ok(slot + 8)
     }
 
     // ----- data -----

@@ -37,6 +37,9 @@ pub enum BroadcastAlgo {
     /// The root's host reads the root; other hosts' leaders read the root, then their
     /// members read them.
     Hier,
+    /// The root writes the data, with a tag word, into every member's inbox; members
+    /// wait on their own memory (messages up to the inbox slot's size).
+    Push,
 }
 
 /// Algorithms of fcollect and collect.
@@ -49,6 +52,9 @@ pub enum GatherAlgo {
     /// Leaders gather their host's blocks, then the other hosts' from their leaders;
     /// members copy the whole result from their leader.
     Hier,
+    /// Every PE writes its block, with a tag word, into its part of every member's inbox;
+    /// members wait on their own memory (fcollect only, blocks that fit a part).
+    Push,
 }
 
 /// All-reduce algorithms.
@@ -63,6 +69,9 @@ pub enum ReduceAlgo {
     /// Leaders combine their host's contributions, then every host's partial (one-shot
     /// among leaders); members copy the result from their leader.
     Hier,
+    /// Every PE writes its contribution into its part of every member's inbox; each
+    /// combines all of them from its own memory (contributions that fit a part).
+    Push,
 }
 
 /// Reduce-scatter algorithms.
@@ -125,7 +134,8 @@ impl Forced {
                         "direct" => BroadcastAlgo::Direct,
                         "tree" => BroadcastAlgo::Tree,
                         "hier" => BroadcastAlgo::Hier,
-                        _ => return Err(unknown("direct, tree, hier")),
+                        "push" => BroadcastAlgo::Push,
+                        _ => return Err(unknown("direct, tree, hier, push")),
                     })
                 }
                 "fcollect" | "collect" => {
@@ -133,6 +143,8 @@ impl Forced {
                         "direct" => GatherAlgo::Direct,
                         "ring" => GatherAlgo::Ring,
                         "hier" => GatherAlgo::Hier,
+                        "push" if coll == "fcollect" => GatherAlgo::Push,
+                        _ if coll == "fcollect" => return Err(unknown("direct, ring, hier, push")),
                         _ => return Err(unknown("direct, ring, hier")),
                     };
                     if coll == "fcollect" {
@@ -147,7 +159,8 @@ impl Forced {
                         "rsag" => ReduceAlgo::RsAg,
                         "ring" => ReduceAlgo::Ring,
                         "hier" => ReduceAlgo::Hier,
-                        _ => return Err(unknown("oneshot, rsag, ring, hier")),
+                        "push" => ReduceAlgo::Push,
+                        _ => return Err(unknown("oneshot, rsag, ring, hier, push")),
                     })
                 }
                 "reduce_scatter" => {

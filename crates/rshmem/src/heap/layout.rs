@@ -4,6 +4,7 @@
 //! offset 0                      header: wake sequence (u32), wake flag (u32, armed by sleepers), reserved to 4 KiB
 //! offset 4096                   team slots: max_teams x TEAM_SLOT bytes (synchronization words)
 //! 4096 + max_teams*TEAM_SLOT    team staging: max_teams x TEAM_STAGE bytes (collective scratch)
+//! ... + max_teams*TEAM_STAGE     team inboxes: max_teams x TEAM_INBOX bytes (pushed broadcasts)
 //! ```
 //! Every PE uses the same layout, so a slot's offset names the same slot on all PEs.
 //!
@@ -28,6 +29,15 @@
 //! a PE publishes for its peers to read (small broadcasts, small all-reduces, ring
 //! partial sums), so that it can return without waiting for its readers. Only the owner
 //! writes its staging area. Pages are committed only when touched.
+//!
+//! One team inbox (`TEAM_INBOX` = `INBOX_SLOTS` slots of `INBOX_SLOT` bytes; its tag words
+//! are zeroed when its team is destroyed): small collectives whose data the sender writes
+//! into every member's heap (the pushed algorithms of `coll`, through `Session`'s inbox calls). A slot holds a tag word (written last)
+//! and up to `INBOX_DATA` bytes of data right after it (a broadcast's root), or one such
+//! part of [`inbox_part`] bytes per member (gathers and reductions, where every member
+//! writes), so that up to 56 bytes arrive in the same cache line as their tag.
+//! Collective `seq` uses slot `seq % INBOX_SLOTS`; a sender writes a member's slot only
+//! after the member has finished the collective that used the slot before.
 
 use super::align_up;
 
@@ -74,6 +84,25 @@ pub const STAGE_SET: usize = 16 << 10;
 /// Bytes of staging per team (two sets, used alternately).
 pub const TEAM_STAGE: usize = 2 * STAGE_SET;
 
+/// Bytes of one inbox slot (a tag word and the data, or one such part per writer).
+pub const INBOX_SLOT: usize = 1024;
+/// Most data bytes one inbox slot holds.
+pub const INBOX_DATA: usize = INBOX_SLOT - 8;
+
+/// Bytes of each member's part of an inbox slot that all `n` members of a team write
+/// (gathers and reductions: member `j` writes part `j`, its tag word first), whole cache
+/// lines; 0 when `n` parts of a line each do not fit.
+pub const fn inbox_part(n: usize) -> usize {
+    match INBOX_SLOT.checked_div(n) {
+        Some(part) => part & !63,
+        None => 0,
+    }
+}
+/// Inbox slots per team (collective `seq` uses slot `seq % INBOX_SLOTS`).
+pub const INBOX_SLOTS: usize = 8;
+/// Bytes of one team inbox.
+pub const TEAM_INBOX: usize = INBOX_SLOTS * INBOX_SLOT;
+
 /// Where things are in the runtime area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SysLayout {
@@ -88,7 +117,7 @@ impl SysLayout {
     pub fn new(max_teams: usize) -> SysLayout {
         // The configuration bounds RSHMEM_MAX_TEAMS by the same number (config tests).
         debug_assert!(max_teams <= MAX_TEAM_SLOTS, "{max_teams} team slots do not fit a split record");
-        SysLayout { size: align_up(HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE), super::SEGMENT_ALIGN), max_teams }
+        SysLayout { size: align_up(HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX), super::SEGMENT_ALIGN), max_teams }
     }
 
     /// Offset (from a heap base) of team slot `slot`.
@@ -102,6 +131,12 @@ impl SysLayout {
         assert!(slot < self.max_teams, "team slot {slot} out of range");
         HEADER + self.max_teams * TEAM_SLOT + slot * TEAM_STAGE
     }
+
+    /// Offset (from a heap base) of the inbox of team slot `slot`.
+    pub fn team_inbox(&self, slot: usize) -> usize {
+        assert!(slot < self.max_teams, "team slot {slot} out of range");
+        HEADER + self.max_teams * (TEAM_SLOT + TEAM_STAGE) + slot * TEAM_INBOX
+    }
 }
 
 #[cfg(test)]
@@ -113,8 +148,13 @@ mod tests {
         let l = SysLayout::new(4);
         assert_eq!(l.team_slot(0), HEADER);
         assert_eq!(l.team_stage(0), l.team_slot(3) + TEAM_SLOT);
-        assert!(l.team_stage(3) + TEAM_STAGE <= l.size);
+        assert_eq!(l.team_inbox(0), l.team_stage(3) + TEAM_STAGE);
+        assert!(l.team_inbox(3) + TEAM_INBOX <= l.size);
         const { assert!(SLOT_CHECK + 2 * CHECK_BYTES <= SLOT_SPLIT) };
         const { assert!(SLOT_BARRIER + 64 * 8 <= SLOT_PROGRESS) };
+        assert_eq!(
+            (inbox_part(1), inbox_part(2), inbox_part(3), inbox_part(8), inbox_part(16), inbox_part(17)),
+            (1024, 512, 320, 128, 64, 0)
+        );
     }
 }

@@ -63,6 +63,8 @@ pub(crate) struct TeamCollState {
     pub(crate) mapped: Option<bool>,
     /// The members grouped by host (computed once).
     pub(crate) hosts: Option<Arc<HostGroups>>,
+    /// Whether they span hosts (computed once).
+    pub(crate) spans_hosts: Option<bool>,
 }
 
 /// Per-team barrier bookkeeping of this PE (used by `coll::barrier`).
@@ -125,11 +127,34 @@ impl TeamInfo {
     }
 }
 
+/// A team found in the [`TeamTable`]: WORLD and SHARED borrowed from the table (no
+/// reference count touched: an atomic read-modify-write per call would wait for every
+/// store the PE still has in flight to a peer's memory), split teams shared.
+#[derive(Debug)]
+pub(crate) enum TeamRef<'a> {
+    /// A predefined team (never destroyed).
+    Predefined(&'a TeamInfo),
+    /// A team made by a split, kept alive while in use even if destroyed meanwhile.
+    Split(Arc<TeamInfo>),
+}
+
+impl std::ops::Deref for TeamRef<'_> {
+    type Target = TeamInfo;
+
+    #[inline]
+    fn deref(&self) -> &TeamInfo {
+        match self {
+            TeamRef::Predefined(t) => t,
+            TeamRef::Split(t) => t,
+        }
+    }
+}
+
 /// This PE's teams, and which synchronization slots they use.
 pub(crate) struct TeamTable {
     /// WORLD and SHARED, by handle: the teams of nearly every call, found without the
     /// lock and the hash (they are never destroyed).
-    predefined: [Arc<TeamInfo>; 2],
+    predefined: [TeamInfo; 2],
     /// The teams made by splits, by handle.
     teams: RwLock<HashMap<u32, Arc<TeamInfo>>>,
     next_id: AtomicU32,
@@ -141,12 +166,12 @@ pub(crate) struct TeamTable {
 impl TeamTable {
     /// `shared`: (start, stride, size) of this PE's `SHARED` team.
     pub(crate) fn new(my_pe: usize, n_pes: usize, max_teams: usize, shared: (usize, usize, usize)) -> TeamTable {
-        let world = Arc::new(TeamInfo::new(0, 1, n_pes, my_pe, 0, TeamConfig::default()));
+        let world = TeamInfo::new(0, 1, n_pes, my_pe, 0, TeamConfig::default());
         let (start, stride, size) = shared;
         // This PE's number in SHARED counts from the team's first PE, not from PE 0.
         let my_index = (my_pe - start) / stride.max(1);
         debug_assert!(my_index < size && start + my_index * stride.max(1) == my_pe, "PE {my_pe} is not in its SHARED team {shared:?}");
-        let shared = Arc::new(TeamInfo::new(start, stride, size, my_index, 1, TeamConfig::default()));
+        let shared = TeamInfo::new(start, stride, size, my_index, 1, TeamConfig::default());
         let mut used = vec![0u64; max_teams.div_ceil(64)];
         used[0] |= 0b11;
         TeamTable {
@@ -163,15 +188,15 @@ impl TeamTable {
     }
 
     /// The team behind handle `team`, or an error naming `call` and `pe` (this PE).
-    pub(crate) fn get(&self, call: &'static str, team: Team, pe: usize) -> Result<Arc<TeamInfo>> {
+    pub(crate) fn get(&self, call: &'static str, team: Team, pe: usize) -> Result<TeamRef<'_>> {
         if team.is_invalid() {
             return Err(Error::InvalidTeam { call, arg: "team", what: "SHMEM_TEAM_INVALID is not a team", pe });
         }
         if let Some(t) = self.predefined.get(team.0 as usize) {
-            return Ok(t.clone());
+            return Ok(TeamRef::Predefined(t));
         }
         let teams = self.teams.read().unwrap_or_else(|p| p.into_inner());
-        teams.get(&team.0).cloned().ok_or(if team.0 < self.next_id.load(Ordering::Relaxed) {
+        teams.get(&team.0).cloned().map(TeamRef::Split).ok_or(if team.0 < self.next_id.load(Ordering::Relaxed) {
             Error::InvalidTeam { call, arg: "team", what: "the team was destroyed", pe }
         } else {
             Error::InvalidTeam { call, arg: "team", what: "not a team handle of this PE", pe }
