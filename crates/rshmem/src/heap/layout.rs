@@ -98,8 +98,13 @@ pub const fn inbox_part(n: usize) -> usize {
         None => 0,
     }
 }
-/// Inbox slots per team (collective `seq` uses slot `seq % INBOX_SLOTS`).
-pub const INBOX_SLOTS: usize = 8;
+/// Inbox slots per team (collective `seq` uses slot `seq % INBOX_SLOTS`): how far a
+/// sender may run ahead of a member. Measured on 8 PEs sharing 2 cores, a stream of 8 B
+/// broadcasts took 2.0 us a call with 8 slots, 1.3 with 16 and 1.0 with 32 (a root that
+/// gets the CPU posts more calls before it waits for its members); 2 PEs with a core
+/// each do not care. The area is virtual until touched: a stream touches the slots'
+/// first lines.
+pub const INBOX_SLOTS: usize = 32;
 /// Bytes of one team inbox.
 pub const TEAM_INBOX: usize = INBOX_SLOTS * INBOX_SLOT;
 
