@@ -60,7 +60,7 @@ macro_rules! value_amo {
         #[doc = concat!("Address form of [`Ctx::", stringify!($name), "`] (`dest`: a symmetric address of this PE).")]
         #[inline]
         pub fn $addr_name<T: $bound>(&self, dest: usize, value: T, pe: usize) -> Result<()> {
-            self.amo_at(stringify!($name), "dest", dest, pe, $op, value, T::from_bits(0)).map(drop)
+            self.amo_update_at(stringify!($name), dest, pe, $op, value)
         }
     };
     (nbi $blocking:ident, $name:ident, $addr_name:ident, $bound:ident, $op:expr) => {
@@ -98,6 +98,16 @@ impl Ctx {
         }
         let (pe, off) = self.target_word(call, arg, addr, T::WIDTH, T::NAME, pe)?;
         Ok(T::from_bits(self.to(pe).amo(pe, off, T::WIDTH, op, operand.to_bits(), compare.to_bits()).map_err(|e| e.during(call))?))
+    }
+
+    /// The engine of the non-fetching AMOs (add, inc, and, or, xor, set): the checks of
+    /// [`Ctx::amo_at`], then [`Transport::amo_post`](crate::transport::Transport::amo_post)
+    /// (complete at quiet, like a put).
+    #[inline]
+    fn amo_update_at<T: WordType>(&self, call: &'static str, addr: usize, pe: usize, op: AmoOp, operand: T) -> Result<()> {
+        self.check_store(call)?;
+        let (pe, off) = self.target_word(call, "dest", addr, T::WIDTH, T::NAME, pe)?;
+        self.to(pe).amo_post(pe, off, T::WIDTH, op, operand.to_bits()).map_err(|e| e.during(call))
     }
 
     // ----- extended table: fetch, set, swap -----
@@ -201,7 +211,7 @@ impl Ctx {
     /// Address form of [`Ctx::atomic_inc`].
     #[inline]
     pub fn atomic_inc_addr<T: StandardAmo>(&self, dest: usize, pe: usize) -> Result<()> {
-        self.amo_at("atomic_inc", "dest", dest, pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0)).map(drop)
+        self.amo_update_at("atomic_inc", dest, pe, AmoOp::FetchAdd, T::from_bits(1))
     }
 
     value_amo!(fetching "Atomically adds `value` to `dest[index]` on `pe`.", atomic_fetch_add, atomic_fetch_add_addr, StandardAmo, AmoOp::FetchAdd);

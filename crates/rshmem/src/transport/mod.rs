@@ -105,6 +105,13 @@ pub trait Transport: Send + Sync + Debug {
     fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64>;
     /// Carries out an atomic operation and returns the word's previous value.
     fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64>;
+    /// An atomic update whose previous value nobody reads (OpenSHMEM's non-fetching
+    /// atomics: add, inc, and, or, xor, set): like a put, it is complete at `quiet` and
+    /// ordered by `fence`. The default carries it out at once with [`Transport::amo`];
+    /// a remote transport may return before the target has applied it.
+    fn amo_post(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64) -> Result<()> {
+        self.amo(pe, offset, width, op, operand, 0).map(drop)
+    }
     /// Orders earlier puts and atomics to each PE before later ones to the same PE.
     fn fence(&self) -> Result<()>;
     /// Completes every earlier operation (to `pe`, or to all PEs when `None`).

@@ -501,6 +501,25 @@ impl UcxTransport {
         Ok(if width == 4 { old & 0xffff_ffff } else { old })
     }
 
+    /// A non-fetching atomic on a 4- or 8-byte word: no reply buffer, so UCX completes
+    /// it locally (the target applies it later; a flush, that is `quiet`, waits for it).
+    fn atomic_post(&self, pe: usize, offset: usize, width: usize, op: ffi::ucp_atomic_op_t, operand: u64) -> Result<()> {
+        debug_assert!((width == 4 || width == 8) && op != ffi::UCP_ATOMIC_OP_CSWAP && op != ffi::UCP_ATOMIC_OP_SWAP);
+        let value = operand.to_le_bytes();
+        let mut param = ffi::ucp_request_param_t::empty();
+        param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_DATATYPE;
+        param.datatype = ffi::dt_contig(width);
+        self.pieces(pe, offset, width, |ep, raddr, rkey, _, _| {
+            // SAFETY: `value` holds `width` bytes (little endian) and outlives the wait for
+            // local completion below; ep and rkey are live.
+            let started = unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) };
+            self.w.wait(started, || format!("{width}-byte atomic {op} posted to PE {pe} at offset {offset:#x}"))
+        })?;
+        // Counted like a put: the next quiet flushes the endpoint.
+        self.puts[pe].fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
     /// An atomic on a 1- or 2-byte word: compare-and-swap on the aligned 4-byte word
     /// that holds it until no other update came between.
     fn narrow_amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
@@ -615,6 +634,16 @@ impl Transport for UcxTransport {
             }
             1 | 2 => self.narrow_amo(pe, offset, width, op, operand, compare),
             w => Err(Error::Transport { call: "ucx atomic", detail: format!("word width {w} is not 1, 2, 4 or 8"), pe: self.w.my_pe }),
+        }
+    }
+
+    fn amo_post(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64) -> Result<()> {
+        match (width, op) {
+            // UCX posts add, and, or and xor; a swap (set) needs its reply buffer.
+            (4 | 8, AmoOp::FetchAdd | AmoOp::FetchAnd | AmoOp::FetchOr | AmoOp::FetchXor) => {
+                self.atomic_post(pe, offset, width, ucx_op(op), operand)
+            }
+            _ => self.amo(pe, offset, width, op, operand, 0).map(drop),
         }
     }
 
