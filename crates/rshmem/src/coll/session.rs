@@ -297,6 +297,32 @@ impl Record {
     }
 }
 
+/// Watches a member's PROGRESS word of the current collective now and then (every 64th
+/// poll, then every poll once the spin is over) while a wait on another of its words goes
+/// on, until the word is of this collective: a member that waits under differing
+/// arguments shows its code there, whatever it writes elsewhere.
+#[derive(Default)]
+struct EntryWatch {
+    polls: u32,
+    checked: bool,
+}
+
+impl EntryWatch {
+    /// Member `i`'s code, when its word of this collective shows another than this PE's.
+    fn poll(&mut self, s: &Session<'_>, i: usize) -> Result<Option<u8>> {
+        self.polls += 1;
+        if self.checked || !(self.polls.is_multiple_of(64) || self.polls > s.rt.config.spin) {
+            return Ok(None);
+        }
+        let e = decode(s.load(i, Session::progress_off(s.seq))?);
+        if relative(e.seq, s.seq) != Ordering::Equal {
+            return Ok(None);
+        }
+        self.checked = true;
+        Ok((e.code != s.code).then_some(e.code))
+    }
+}
+
 /// One collective call on one team.
 pub(crate) struct Session<'a> {
     pub(crate) rt: &'a Runtime,
@@ -542,8 +568,7 @@ impl<'a> Session<'a> {
     pub(crate) fn wait_consumed(&self, i: usize, step: u64) -> Result<()> {
         self.enter()?;
         let seen = Cell::new(None);
-        let (mut polls, mut entry_checked) = (0u32, false);
-        let spin = self.rt.config.spin;
+        let mut watch = EntryWatch::default();
         self.wait(
             i,
             SLOT_CONSUMED,
@@ -558,18 +583,7 @@ impl<'a> Session<'a> {
                     Ordering::Equal if w.step >= step => return Ok(true),
                     _ => {}
                 }
-                polls += 1;
-                if !entry_checked && (polls % 64 == 0 || polls > spin) {
-                    let e = decode(self.load(i, Self::progress_off(self.seq))?);
-                    if relative(e.seq, self.seq) == Ordering::Equal {
-                        entry_checked = true;
-                        if e.code != self.code {
-                            seen.set(Some(e.code));
-                            return Ok(true);
-                        }
-                    }
-                }
-                Ok(false)
+                Ok(watch.poll(self, i)?.inspect(|&c| seen.set(Some(c))).is_some())
             },
             || format!("PE {} to finish reading step {step}", self.pe(i)),
         )?;
@@ -771,8 +785,7 @@ impl<'a> Session<'a> {
         self.enter()?;
         let slot = self.inbox_slot() + at;
         let seen = Cell::new(None);
-        let (mut polls, mut entry_checked) = (0u32, false);
-        let spin = self.rt.config.spin;
+        let mut watch = EntryWatch::default();
         self.wait_at(
             self.me(),
             slot,
@@ -784,18 +797,7 @@ impl<'a> Session<'a> {
                     }
                     return Ok(true);
                 }
-                polls += 1;
-                if !entry_checked && (polls % 64 == 0 || polls > spin) {
-                    let e = decode(self.load(from, Self::progress_off(self.seq))?);
-                    if relative(e.seq, self.seq) == Ordering::Equal {
-                        entry_checked = true;
-                        if e.code != self.code {
-                            seen.set(Some(e.code));
-                            return Ok(true);
-                        }
-                    }
-                }
-                Ok(false)
+                Ok(watch.poll(self, from)?.inspect(|&c| seen.set(Some(c))).is_some())
             },
             || format!("PE {} to write its part of this PE's inbox", self.pe(from)),
         )?;
