@@ -403,25 +403,21 @@ impl<'a> Session<'a> {
         m
     }
 
-    /// Whether the team spans hosts ([`HostGroups::spans_hosts`]), without cloning the
-    /// groups' handle (the common case needs only this).
+    /// Whether the team spans hosts ([`HostGroups::spans_hosts`]), read off the cached
+    /// groups without cloning their handle (the common case needs only this).
     pub(crate) fn spans_hosts(&mut self) -> bool {
-        if let Some(h) = self.state.spans_hosts {
-            return h;
-        }
-        let h = self.hosts().spans_hosts();
-        self.state.spans_hosts = Some(h);
-        h
+        self.host_groups().spans_hosts()
     }
 
     /// The members grouped by host (see [`HostGroups`]).
     pub(crate) fn hosts(&mut self) -> Arc<HostGroups> {
-        if let Some(h) = &self.state.hosts {
-            return h.clone();
-        }
-        let h = Arc::new(self.t.host_groups(&self.rt.host_of));
-        self.state.hosts = Some(h.clone());
-        h
+        self.host_groups().clone()
+    }
+
+    /// The team's host groups, computed on its first collective.
+    fn host_groups(&mut self) -> &Arc<HostGroups> {
+        let (t, host_of) = (self.t, &self.rt.host_of);
+        self.state.hosts.get_or_insert_with(|| Arc::new(t.host_groups(host_of)))
     }
 
     // ----- words -----
@@ -458,22 +454,9 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Waits until `ready(word)` holds for member `i`'s slot word at `off`, sleeping on
-    /// the futex of the heap that holds the word (every store into a heap wakes its
-    /// waiters), at most `timeout` when given.
-    fn wait_for(
-        &self,
-        i: usize,
-        off: usize,
-        ready: impl FnMut(u64) -> Result<bool>,
-        what: impl Fn() -> String,
-        timeout: Option<Duration>,
-    ) -> Result<WaitOutcome> {
-        self.wait_word(i, self.slot + off, ready, what, timeout)
-    }
-
-    /// [`Session::wait_for`] on the word at heap offset `word` (anywhere in the runtime
-    /// area) of member `i`.
+    /// Waits until `ready(word)` holds for member `i`'s word at heap offset `word`
+    /// (anywhere in the runtime area), sleeping on the futex of the heap that holds the
+    /// word (every store into a heap wakes its waiters), at most `timeout` when given.
     fn wait_word(
         &self,
         i: usize,
@@ -495,7 +478,7 @@ impl<'a> Session<'a> {
         notify::wait_until(base, self.rt.wait_policy(timeout), check, describe)
     }
 
-    /// [`Session::wait_for`] without a time limit (but under the job's hang limit).
+    /// [`Session::wait_word`] on member `i`'s slot word at `off` without a time limit (but under the job's hang limit).
     fn wait(&self, i: usize, off: usize, ready: impl FnMut(u64) -> Result<bool>, what: impl Fn() -> String) -> Result<()> {
         self.wait_at(i, self.slot + off, ready, what)
     }
@@ -1001,9 +984,9 @@ impl<'a> Session<'a> {
     /// Waits (at most [`NAMING_WAIT`]) until member `i` has finished this collective,
     /// succeeded or failed, and returns its record, if it wrote one.
     fn final_record(&self, i: usize) -> Option<Record> {
-        let _ = self.wait_for(
+        let _ = self.wait_word(
             i,
-            SLOT_CONSUMED,
+            self.slot + SLOT_CONSUMED,
             |v| Ok(finished(decode(v), self.seq)),
             || format!("PE {} to finish the call (to name the argument that differs)", self.pe(i)),
             Some(NAMING_WAIT),

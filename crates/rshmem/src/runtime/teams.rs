@@ -63,8 +63,6 @@ pub(crate) struct TeamCollState {
     pub(crate) mapped: Option<bool>,
     /// The members grouped by host (computed once).
     pub(crate) hosts: Option<Arc<HostGroups>>,
-    /// Whether they span hosts (computed once).
-    pub(crate) spans_hosts: Option<bool>,
 }
 
 /// Per-team barrier bookkeeping of this PE (used by `coll::barrier`).
