@@ -13,13 +13,7 @@ use crate::error::Result;
 
 pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize) -> Result<()> {
     let (me, n) = (s.me(), s.n());
-    let (at, cap) = s.inbox_part_of(me);
-    debug_assert!(nbytes <= cap, "{nbytes} B do not fit an inbox part of {cap} B");
-    for d in 1..n {
-        let j = (me + d) % n;
-        s.claim_inbox(j)?;
-        s.post_inbox(j, at, src, nbytes)?;
-    }
+    s.post_part_to_others(src, nbytes)?;
     s.copy(me, dest + me * nbytes, me, src, nbytes)?;
     // The member that posted first (the left neighbour, who began with this PE) first.
     for d in 1..n {

@@ -17,15 +17,9 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
     let nbytes = count * sz;
-    let (at, cap) = s.inbox_part_of(me);
-    debug_assert!(nbytes <= cap, "{nbytes} B do not fit an inbox part of {cap} B");
     // Published for members that watch for differing arguments while they wait.
     s.publish(1)?;
-    for d in 1..n {
-        let j = (me + d) % n;
-        s.claim_inbox(j)?;
-        s.post_inbox(j, at, src, nbytes)?;
-    }
+    s.post_part_to_others(src, nbytes)?;
     let mut sources = vec![(me, src); n];
     for d in 1..n {
         let j = (me + n - d) % n;

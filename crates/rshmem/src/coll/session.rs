@@ -759,6 +759,20 @@ impl<'a> Session<'a> {
         self.rt.to(pe).store_word(pe, part, 8, tag(self.seq, self.word_code(), 1))
     }
 
+    /// Posts `len` bytes of this PE's heap at `src_off` into this PE's part of every
+    /// other member's inbox slot (gathers and reductions), each after claiming it.
+    pub(crate) fn post_part_to_others(&self, src_off: usize, len: usize) -> Result<()> {
+        let (me, n) = (self.me(), self.n());
+        let (at, cap) = self.inbox_part_of(me);
+        debug_assert!(len <= cap, "{len} B do not fit an inbox part of {cap} B");
+        for d in 1..n {
+            let j = (me + d) % n;
+            self.claim_inbox(j)?;
+            self.post_inbox(j, at, src_off, len)?;
+        }
+        Ok(())
+    }
+
     /// Waits until member `from` has posted its part at byte `at` of this PE's inbox slot
     /// of this collective, checking the code of its tag. While it waits it also watches
     /// the sender's PROGRESS word now and then: a sender that chose another algorithm
