@@ -884,9 +884,17 @@ impl<'a> Session<'a> {
         self.store_mine(off, self.seq)?;
         let mut all = Vec::with_capacity(self.n());
         for i in 0..self.n() {
-            self.wait(i, off, |v| Ok(v >= self.seq), || format!("PE {} to enter the collective (argument check)", self.pe(i)))?;
-            let mut w = [0u64; RECORD_WORDS];
-            self.get(i, self.slot + off, &mut w)?;
+            // A member that rejected its own arguments rewrites its record (with itself
+            // as the culprit) once it has seen every record: its sequence word reads 0
+            // meanwhile. Read again until the record did not change while being read.
+            let w = loop {
+                self.wait(i, off, |v| Ok(v >= self.seq), || format!("PE {} to enter the collective (argument check)", self.pe(i)))?;
+                let mut w = [0u64; RECORD_WORDS];
+                self.get(i, self.slot + off, &mut w)?;
+                if w[0] != 0 && self.load(i, off)? == w[0] {
+                    break w;
+                }
+            };
             all.push(w);
         }
         for (i, w) in all.iter().enumerate() {
