@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|python
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|python|nvcc|compat
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
 #   perf:   rshmem-perf's GPU suite with PEs as threads (2, 4, 8) and as processes (2),
 #           the cases issue 20 names; NVSHMEM beside the 2-process run.
 #   python: the Python package's GPU check.
+#   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
+#   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
+#           compatibility layer ($B/compat-home, from scripts/nvshmem-compat-home.sh) and
+#           against NVSHMEM, from their sources in $B/nvshmem-src, run side by side
+#           (scripts/nvshmem-compat-build.sh, scripts/nvshmem-compat-run.sh).
 # Logs go to $OUT (one archive), a summary table is printed last.
 set -uo pipefail
 B=${BUNDLE:-gpu-bundle}
@@ -21,7 +26,7 @@ export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 # Thread PEs of one process each reserve device address space for every PE's heap.
 export RSHMEM_MAX_SYMMETRIC_SIZE=${RSHMEM_MAX_SYMMETRIC_SIZE:-16G}
 summary=()
-pack() { tar czf "$RESULTS/session-$1.tgz" -C "$L" . 2>/dev/null; }
+pack() { tar czf "$RESULTS/session-$1.tgz" --exclude='./*-build/bin' --exclude='./*-build/obj' -C "$L" . 2>/dev/null; }
 verdicts() { echo "$(grep -c '^RSHMEM-CHECK .* result=pass' "$1") pass, $(grep -c '^RSHMEM-CHECK .* result=fail' "$1") fail"; }
 step() { # step NAME TIMEOUT CMD...: runs, logs, notes the verdict line
   local name=$1 t=$2; shift 2
@@ -39,7 +44,7 @@ what=${1:-check}
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader | tee "$L/gpu.txt"
 case $what in
 check)
-  step compile_check 240 "$B/gpu_compile_check" sm_90
+  step compile_check 420 "$B/gpu_compile_check" sm_90
   for n in 2; do
     step "suite_proc$n" 240 "$B/rshmemrun" -n $n --timeout 230 "$B/gpu_suite"
     step "coll_proc$n" 240 "$B/rshmemrun" -n $n --timeout 230 "$B/gpu_coll"
@@ -86,6 +91,31 @@ python)
   OUT=$L/python bash crates/rshmem-py/tests/gpu_check.sh > "$L/python.log" 2>&1; rc=$?
   summary+=("python gpu_check rc=$rc")
   tail -30 "$L/python.log"
+  ;;
+nvcc)
+  [ -d "$B/nvcc/kernel-cache" ] || cp -r "$B/kernel-cache" "$B/nvcc/kernel-cache"
+  OUT=$L bash "$B/nvcc/run.sh" > "$L/nvcc.log" 2>&1
+  summary+=("nvcc-path tests: $(grep -c ' pass ' "$L/cgpu/summary.txt") programs pass, $(grep -vc -E ' pass |^build' "$L/cgpu/summary.txt") fail or missing; $(grep '^build' "$L/cgpu/summary.txt")")
+  sed -n '/== failed checks/,$p' "$L/nvcc.log"
+  ;;
+compat)
+  export NVSHMEM_HOME=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
+  command -v nvcc > /dev/null || export PATH=$PATH:/usr/local/cuda/bin
+  cuda_root=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+  for side in compat real; do
+    home=$B/compat-home; [ $side = real ] && home=$NVSHMEM_HOME
+    # NVSHMEM's own headers include <cuda/std/...> (CCCL).
+    JOBS=${JOBS:-8} EXTRA_CFLAGS="-I$cuda_root/include/cccl" \
+      bash scripts/nvshmem-compat-build.sh "$B/nvshmem-src" "$home" "$L/$side-build" > "$L/$side-build.log" 2>&1 &
+  done
+  wait
+  for side in compat real; do
+    summary+=("$side build: $(tail -n 1 "$L/$side-build.log")")
+    grep -E ' no:' "$L/$side-build.log" | head -10
+  done
+  mkdir -p "$RESULTS/compat-run" && cp "$L"/*-build.log "$RESULTS/compat-run/"
+  RSHMEMRUN=$B/rshmemrun SRC=$B/nvshmem-src bash scripts/nvshmem-compat-run.sh "$L/compat-build" "$L/real-build" "$RESULTS/compat-run" > "$L/compat-run.log" 2>&1
+  cat "$L/compat-run.log"
   ;;
 esac
 pack "$what"

@@ -32,6 +32,14 @@ typedef struct {
  * host function. Programs do not call these themselves. */
 typedef void *(*rshmemx_state_address_fn)(int device, unsigned long *size);
 typedef void *(*rshmemx_function_of_fn)(const void *host_function);
+/* 16-bit floats: the bits of CUDA's __half (half) and __nv_bfloat16, which a pointer to
+ * either may be cast to; by value they pass as those types do. */
+typedef struct {
+    unsigned short bits;
+} rshmemx_half;
+typedef struct {
+    unsigned short bits;
+} rshmemx_bfloat16;
 
 /* ---- GPU PEs: init, the device state of nvcc-built code, device team handles, GPU heap, user buffers ---- */
 int rshmemx_cuda_init(void);
@@ -300,6 +308,26 @@ void rshmemx_ptrdiff_put_signal_nbi_on_stream(ptrdiff_t *dest, const ptrdiff_t *
 int rshmemx_ptrdiff_broadcast_on_stream(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root, rshmemx_stream_t stream);
 int rshmemx_ptrdiff_fcollect_on_stream(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, rshmemx_stream_t stream);
 int rshmemx_ptrdiff_alltoall_on_stream(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, rshmemx_stream_t stream);
+void rshmemx_half_put_on_stream(rshmemx_half *dest, const rshmemx_half *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_half_put_nbi_on_stream(rshmemx_half *dest, const rshmemx_half *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_half_get_on_stream(rshmemx_half *dest, const rshmemx_half *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_half_get_nbi_on_stream(rshmemx_half *dest, const rshmemx_half *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_half_p_on_stream(rshmemx_half *dest, rshmemx_half value, int pe, rshmemx_stream_t stream);
+void rshmemx_half_put_signal_on_stream(rshmemx_half *dest, const rshmemx_half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, rshmemx_stream_t stream);
+void rshmemx_half_put_signal_nbi_on_stream(rshmemx_half *dest, const rshmemx_half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, rshmemx_stream_t stream);
+int rshmemx_half_broadcast_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nelems, int PE_root, rshmemx_stream_t stream);
+int rshmemx_half_fcollect_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nelems, rshmemx_stream_t stream);
+int rshmemx_half_alltoall_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nelems, rshmemx_stream_t stream);
+void rshmemx_bfloat16_put_on_stream(rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_bfloat16_put_nbi_on_stream(rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_bfloat16_get_on_stream(rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_bfloat16_get_nbi_on_stream(rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, int pe, rshmemx_stream_t stream);
+void rshmemx_bfloat16_p_on_stream(rshmemx_bfloat16 *dest, rshmemx_bfloat16 value, int pe, rshmemx_stream_t stream);
+void rshmemx_bfloat16_put_signal_on_stream(rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, rshmemx_stream_t stream);
+void rshmemx_bfloat16_put_signal_nbi_on_stream(rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, rshmemx_stream_t stream);
+int rshmemx_bfloat16_broadcast_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, int PE_root, rshmemx_stream_t stream);
+int rshmemx_bfloat16_fcollect_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, rshmemx_stream_t stream);
+int rshmemx_bfloat16_alltoall_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nelems, rshmemx_stream_t stream);
 
 /* ---- Stream-ordered reductions and reduce-scatters ---- */
 int rshmemx_float_sum_reduce_on_stream(shmem_team_t team, float *dest, const float *source, size_t nreduce, rshmemx_stream_t stream);
@@ -310,6 +338,14 @@ int rshmemx_double_sum_reduce_on_stream(shmem_team_t team, double *dest, const d
 int rshmemx_double_prod_reduce_on_stream(shmem_team_t team, double *dest, const double *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_double_min_reduce_on_stream(shmem_team_t team, double *dest, const double *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_double_max_reduce_on_stream(shmem_team_t team, double *dest, const double *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_sum_reduce_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_prod_reduce_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_min_reduce_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_max_reduce_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_sum_reduce_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_prod_reduce_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_min_reduce_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_max_reduce_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_float_sum_reducescatter_on_stream(shmem_team_t team, float *dest, const float *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_float_prod_reducescatter_on_stream(shmem_team_t team, float *dest, const float *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_float_min_reducescatter_on_stream(shmem_team_t team, float *dest, const float *source, size_t nreduce, rshmemx_stream_t stream);
@@ -318,6 +354,14 @@ int rshmemx_double_sum_reducescatter_on_stream(shmem_team_t team, double *dest, 
 int rshmemx_double_prod_reducescatter_on_stream(shmem_team_t team, double *dest, const double *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_double_min_reducescatter_on_stream(shmem_team_t team, double *dest, const double *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_double_max_reducescatter_on_stream(shmem_team_t team, double *dest, const double *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_sum_reducescatter_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_prod_reducescatter_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_min_reducescatter_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_half_max_reducescatter_on_stream(shmem_team_t team, rshmemx_half *dest, const rshmemx_half *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_sum_reducescatter_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_prod_reducescatter_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_min_reducescatter_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
+int rshmemx_bfloat16_max_reducescatter_on_stream(shmem_team_t team, rshmemx_bfloat16 *dest, const rshmemx_bfloat16 *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_int_sum_reduce_on_stream(shmem_team_t team, int *dest, const int *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_int_prod_reduce_on_stream(shmem_team_t team, int *dest, const int *source, size_t nreduce, rshmemx_stream_t stream);
 int rshmemx_int_min_reduce_on_stream(shmem_team_t team, int *dest, const int *source, size_t nreduce, rshmemx_stream_t stream);

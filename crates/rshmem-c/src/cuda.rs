@@ -477,7 +477,11 @@ macro_rules! stream_typed {
         pub(crate) const TYPED: &[&[Routine]] = &[$($n::ROUTINES),*];
     };
 }
-rshmem::rma_types!(stream_typed);
+/// [`stream_typed`] over the RMA types and the 16-bit floats of GPU code.
+macro_rules! stream_typed_with_16_bit_floats {
+    ($($types:tt)*) => { stream_typed!($($types)*, (half, ::half::f16), (bfloat16, ::half::bf16)); };
+}
+rshmem::rma_types!(stream_typed_with_16_bit_floats);
 
 /// The on-stream reductions per type and operator (`TYPENAME_OP_reduce_on_stream`,
 /// `TYPENAME_OP_reducescatter_on_stream`): the element types the device reductions
@@ -531,10 +535,18 @@ macro_rules! reduce_typed {
 /// Reductions of floating-point types (no bitwise operators).
 pub(crate) mod reduce_float {
     use super::*;
-    reduce_typed!(arith: (float, f32), (double, f64));
+    reduce_typed!(arith: (float, f32), (double, f64), (half, ::half::f16), (bfloat16, ::half::bf16));
     /// Their routines, in header order.
-    pub(crate) const ROUTINES: &[&[Routine]] =
-        &[float::reduce::ROUTINES, double::reduce::ROUTINES, float::scatter::ROUTINES, double::scatter::ROUTINES];
+    pub(crate) const ROUTINES: &[&[Routine]] = &[
+        float::reduce::ROUTINES,
+        double::reduce::ROUTINES,
+        half::reduce::ROUTINES,
+        bfloat16::reduce::ROUTINES,
+        float::scatter::ROUTINES,
+        double::scatter::ROUTINES,
+        half::scatter::ROUTINES,
+        bfloat16::scatter::ROUTINES,
+    ];
 }
 
 /// Reductions of the 32- and 64-bit integer types.

@@ -630,7 +630,11 @@ pub fn rshmemx_cuda_h() -> String {
          * address and size of the file's rshmem_state on a device, and a kernel's driver handle from its\n \
          * host function. Programs do not call these themselves. */\n\
          typedef void *(*rshmemx_state_address_fn)(int device, unsigned long *size);\n\
-         typedef void *(*rshmemx_function_of_fn)(const void *host_function);\n",
+         typedef void *(*rshmemx_function_of_fn)(const void *host_function);\n\
+         /* 16-bit floats: the bits of CUDA's __half (half) and __nv_bfloat16, which a pointer to\n \
+         * either may be cast to; by value they pass as those types do. */\n\
+         typedef struct {\n    unsigned short bits;\n} rshmemx_half;\n\
+         typedef struct {\n    unsigned short bits;\n} rshmemx_bfloat16;\n",
     );
     for (title, sigs) in cuda_signatures() {
         let _ = write!(text, "\n/* ---- {title} ---- */\n");

@@ -17,6 +17,10 @@ pub const C_TYPES: &[(&str, &str)] = &[
     // `std::complex<float>`/`std::complex<double>` in C++ (same layout).
     ("complexf", "rshmem_complexf"),
     ("complexd", "rshmem_complexd"),
+    // Typedefs of rshmemx_cuda.h: CUDA's `__half` and `__nv_bfloat16` bits (16-bit
+    // structs, passed as those are).
+    ("half", "rshmemx_half"),
+    ("bfloat16", "rshmemx_bfloat16"),
     ("char", "char"),
     ("schar", "signed char"),
     ("short", "short"),

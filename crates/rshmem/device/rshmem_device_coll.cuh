@@ -115,12 +115,30 @@ __device__ __forceinline__ void rshmemi_st_release(rshmem_u64* p, rshmem_u64 v) 
     if (rshmem_state.one_device) asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
     else asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-// One 16-byte store / load (a single memory access: the line is seen whole).
+// One 16-byte store / load. PTX treats a vector access as its scalar accesses in no set
+// order: each 8-byte half is seen whole, the line may not be (so an LL line carries its flag
+// in both halves, see rshmemi_ll_pack).
 __device__ __forceinline__ void rshmemi_st16(void* p, rshmem_u64 a, rshmem_u64 b) {
     asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
 }
 __device__ __forceinline__ void rshmemi_ld16(const void* p, rshmem_u64& a, rshmem_u64& b) {
     asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+// LL line of call `seq`: 8 payload bytes as two 4-byte halves, each beside a 32-bit flag
+// in its own 8-byte word, so that a line whose two words both carry the flag is the whole
+// payload even when the two words land apart. The flag is never 0 (a line never written).
+__device__ __forceinline__ rshmem_u64 rshmemi_ll_flag(rshmem_u64 seq) { return seq % 0xffffffffull + 1; }
+__device__ __forceinline__ void rshmemi_ll_pack(rshmem_u64 w, rshmem_u64 seq, rshmem_u64& a, rshmem_u64& b) {
+    rshmem_u64 f = rshmemi_ll_flag(seq) << 32;
+    a = (w & 0xffffffffull) | f;
+    b = (w >> 32) | f;
+}
+// Whether line (a, b) is call `seq`'s; its payload goes to w.
+__device__ __forceinline__ bool rshmemi_ll_take(rshmem_u64 a, rshmem_u64 b, rshmem_u64 seq, rshmem_u64& w) {
+    rshmem_u64 f = rshmemi_ll_flag(seq);
+    if ((a >> 32) != f || (b >> 32) != f) return false;
+    w = (a & 0xffffffffull) | (b << 32);
+    return true;
 }
 // Up to 8 bytes of a user buffer at p (avail bytes left; the rest zero), any alignment.
 __device__ __forceinline__ rshmem_u64 rshmemi_ld8(const char* p, rshmem_i64 avail) {
@@ -396,7 +414,9 @@ template <int P>
 __device__ __forceinline__ void rshmemi_send(const rshmemi_cs& c, int r, const rshmemi_unit& u, rshmem_u64 w0, rshmem_u64 w1) {
     char* slot = (char*)rshmemi_remote(rshmemi_cs_slot(c, c.me), rshmemi_cs_pe(c, r));
     if (P == RSHMEMX_PROTO_LL) {
-        rshmemi_st16(slot + u.line, w0, c.seq);
+        rshmem_u64 a, b;
+        rshmemi_ll_pack(w0, c.seq, a, b);
+        rshmemi_st16(slot + u.line, a, b);
     } else {
         // The line's 8 lanes store together (one 128-byte request).
         rshmem_u64 b = u.j == 7 ? c.seq : w1;
@@ -413,9 +433,9 @@ __device__ __forceinline__ void rshmemi_recv(const rshmemi_cs& c, int r, const r
     rshmemi_waiter w;
     if (P == RSHMEMX_PROTO_LL) {
         for (;;) {
-            rshmem_u64 f;
-            rshmemi_ld16(p, w0, f);
-            if (f == c.seq) break;
+            rshmem_u64 a, b;
+            rshmemi_ld16(p, a, b);
+            if (rshmemi_ll_take(a, b, c.seq, w0)) break;
             w.tick(call, p);
         }
         w1 = 0;
@@ -517,6 +537,7 @@ __device__ __forceinline__ void rshmemi_reduce_lines(const rshmemi_cs& c, T* des
             rshmem_u64 d[B], f[B];
 #pragma unroll
             for (int b = 0; b < B; b++) {
+                d[b] = 0;
                 f[b] = 0;
                 if (P == RSHMEMX_PROTO_LL && r0 + b < c.np && r0 + b != c.me) rshmemi_ld16(rshmemi_cs_slot(c, r0 + b) + u.line, d[b], f[b]);
             }
@@ -526,7 +547,7 @@ __device__ __forceinline__ void rshmemi_reduce_lines(const rshmemi_cs& c, T* des
                 if (r >= c.np) break;
                 rshmem_u64 w0, w1;
                 if (r == c.me) rshmemi_unit_load(s + (kind ? (rshmem_u64)r * bytes : 0), bytes, u, w0, w1);
-                else if (P == RSHMEMX_PROTO_LL && f[b] == c.seq) { w0 = d[b]; w1 = 0; }
+                else if (P == RSHMEMX_PROTO_LL && rshmemi_ll_take(d[b], f[b], c.seq, w0)) w1 = 0;
                 else rshmemi_recv<P>(c, r, u, w0, w1, call);
                 if (r == 0) acc.first(w0, w1);
                 else acc.add(w0, w1);

@@ -6,6 +6,8 @@
 // cubin path as argv[1]) a module loaded with the driver API.
 #include <cooperative_groups.h>
 #include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <dlfcn.h>
 #include <rshmem_device.cuh>
 #include <rshmemx_cuda.h>
@@ -162,6 +164,35 @@ int main(int argc, char** argv) {
     }
     gc_verdict("float_sum_reduce_on_stream", rc == 0 && bad == 0, detail("rc %lld, %lld wrong", rc, bad).c_str());
 
+    // 16-bit floats: sums of small integers, exact in half and bfloat16.
+    __half* hs = (__half*)rshmemx_cuda_malloc(m * sizeof(__half));
+    __half* hd = (__half*)rshmemx_cuda_malloc(m * sizeof(__half));
+    __nv_bfloat16* bs = (__nv_bfloat16*)rshmemx_cuda_malloc(m * sizeof(__nv_bfloat16));
+    __nv_bfloat16* bd = (__nv_bfloat16*)rshmemx_cuda_malloc(m * sizeof(__nv_bfloat16));
+    std::vector<__half> hh(m);
+    std::vector<__nv_bfloat16> bh(m);
+    for (int i = 0; i < m; i++) {
+        hh[i] = __float2half((float)(i % 16 + me));
+        bh[i] = __float2bfloat16((float)(i % 16 + me));
+    }
+    to_device(hs, hh);
+    to_device(bs, bh);
+    shmem_barrier_all();
+    rc = rshmemx_half_sum_reduce_on_stream(SHMEM_TEAM_WORLD, (rshmemx_half*)hd, (const rshmemx_half*)hs, m, s);
+    int rc2 = rshmemx_bfloat16_max_reduce_on_stream(SHMEM_TEAM_WORLD, (rshmemx_bfloat16*)bd, (const rshmemx_bfloat16*)bs, m, s);
+    gc_stream_wait(s, 60, "half_sum_reduce_on_stream, bfloat16_max_reduce_on_stream");
+    std::vector<__half> hr = to_host(hd, m);
+    std::vector<__nv_bfloat16> br = to_host(bd, m);
+    long long hbad = 0, bbad = 0;
+    for (int i = 0; i < m; i++) {
+        float want = 0;
+        for (int p = 0; p < npes; p++) want += (float)(i % 16 + p);
+        hbad += __half2float(hr[i]) != want;
+        bbad += __bfloat162float(br[i]) != (float)(i % 16 + npes - 1);
+    }
+    gc_verdict("half_sum_reduce_on_stream", rc == 0 && hbad == 0, detail("rc %lld, %lld wrong", rc, hbad).c_str());
+    gc_verdict("bfloat16_max_reduce_on_stream", rc2 == 0 && bbad == 0, detail("rc %lld, %lld wrong", rc2, bbad).c_str());
+
     long* ls = (long*)rshmemx_cuda_malloc(m * npes * sizeof(long));
     long* ld = (long*)rshmemx_cuda_malloc(m * npes * sizeof(long));
     std::vector<long> lh(m * npes);
@@ -304,7 +335,10 @@ int main(int argc, char** argv) {
     gc_verdict("state_after_heap_growth", big != 0 && (u64)(tail + n) <= st[2] + st[3],
                detail("allocation ends %lld bytes past the heap the kernels see", (long long)((u64)(tail + n) - (st[2] + st[3])), 0).c_str());
     if (big) {
+        // cudaMemset of device memory returns before it runs: it must be done before the
+        // barrier, or the peer's signal may land first and be zeroed.
         CUDA_OK(cudaMemset(sig, 0, 4 * sizeof(u64)));
+        CUDA_OK(cudaDeviceSynchronize());
         shmem_barrier_all();
         ring_put<<<1, 256>>>(tail, src, sig, n, peer);
         CUDA_OK(cudaDeviceSynchronize());

@@ -46,6 +46,7 @@ run c_host_rdc_prebuilt "$P" c_host
 
 echo
 echo "== failed checks (first 20 per program)"; cat "$LOG/failures.txt" 2>/dev/null
+if [ $build_rc != 0 ]; then echo; echo "== host build log (last 15 lines)"; tail -n 15 "$LOG/hostbuild.log"; fi
 echo
 echo "== cgpu summary"
 printf '%-28s %-10s %s\n' program verdict detail

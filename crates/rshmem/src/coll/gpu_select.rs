@@ -12,7 +12,7 @@
 //! a member this PE reaches only through its proxy
 //!   (another host), or proxy forced ....................... proxy (puts between team barriers)
 //! team slot >= GPU_COLL_TEAMS (no synchronization sets) ... simple (team-barrier delimited)
-//! bytes <= LL_MAX (4 KiB) ................................. LL    (16-byte lines, 8 B data + flag)
+//! bytes <= LL_MAX (4 KiB) ................................. LL    (16-byte lines: 2 x (4 B data + 4 B flag))
 //! bytes <= LL128_MAX (60 KiB), not thread scope ........... LL128 (128-byte lines, 120 B data + flag)
 //! otherwise ............................................... simple (peer loads/stores between two
 //!                                                           flag barriers)

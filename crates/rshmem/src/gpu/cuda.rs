@@ -298,39 +298,61 @@ impl Cuda {
         }
     }
 
-    fn sync_copy(&self) -> Result<()> {
-        // SAFETY: the copy stream lives as long as self.
-        check(unsafe { sys::cuStreamSynchronize(self.copy) }, "cuStreamSynchronize", self.pe)
+    /// Waits for `stream` (the copy stream, or the legacy default stream).
+    fn sync_stream(&self, stream: sys::CUstream) -> Result<()> {
+        // SAFETY: the copy stream lives as long as self; the legacy stream always exists.
+        check(unsafe { sys::cuStreamSynchronize(stream) }, "cuStreamSynchronize", self.pe)
     }
 
-    /// Copy host -> device, complete on return.
-    pub fn htod(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
+    fn sync_copy(&self) -> Result<()> {
+        self.sync_stream(self.copy)
+    }
+
+    /// Copy host -> device on `stream`, complete on return.
+    fn htod_on(&self, dst: DevPtr, src: &[u8], stream: sys::CUstream) -> Result<()> {
         if src.is_empty() {
             return Ok(());
         }
         // SAFETY: src is a valid slice that outlives the copy (we synchronize before
-        // returning); dst is mapped device memory (checked by the heap).
-        check(
-            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) },
-            "cuMemcpyHtoDAsync",
-            self.pe,
-        )?;
-        self.sync_copy()
+        // returning); dst is device memory (checked by the caller: the heap, or the driver
+        // for user memory).
+        check(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), stream) }, "cuMemcpyHtoDAsync", self.pe)?;
+        self.sync_stream(stream)
     }
 
-    /// Copy device -> host, complete on return.
-    pub fn dtoh(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
+    /// Copy device -> host on `stream`, complete on return.
+    fn dtoh_on(&self, dst: &mut [u8], src: DevPtr, stream: sys::CUstream) -> Result<()> {
         if dst.is_empty() {
             return Ok(());
         }
         // SAFETY: dst is a valid mutable slice that outlives the copy (synchronized
-        // below); src is mapped device memory.
-        check(
-            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), self.copy) },
-            "cuMemcpyDtoHAsync",
-            self.pe,
-        )?;
-        self.sync_copy()
+        // below); src is device memory.
+        check(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), stream) }, "cuMemcpyDtoHAsync", self.pe)?;
+        self.sync_stream(stream)
+    }
+
+    /// Copy host -> device, complete on return (the runtime's copy stream: independent of
+    /// the program's streams).
+    pub fn htod(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
+        self.htod_on(dst, src, self.copy)
+    }
+
+    /// Copy device -> host, complete on return (the runtime's copy stream).
+    pub fn dtoh(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
+        self.dtoh_on(dst, src, self.copy)
+    }
+
+    /// Copy host -> the program's device memory as `cudaMemcpy` does it: on the legacy
+    /// default stream, so after what the program queued there (an asynchronous
+    /// `cudaMemset`, a kernel), complete on return.
+    pub fn htod_in_order(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
+        self.htod_on(dst, src, std::ptr::null_mut())
+    }
+
+    /// Copy the program's device memory -> host as `cudaMemcpy` does it (see
+    /// [`Cuda::htod_in_order`]).
+    pub fn dtoh_in_order(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
+        self.dtoh_on(dst, src, std::ptr::null_mut())
     }
 
     /// Sets `n` bytes of device memory to zero, complete on return.

@@ -380,16 +380,19 @@ impl Gpu {
     }
 
     /// Copies device memory at `src` (any allocation of this PE's context) into `dst`,
-    /// complete on return.
+    /// complete on return. Ordered as `cudaMemcpy` is: after the work the program queued
+    /// on the legacy default stream (a kernel or an asynchronous `cudaMemset` that fills
+    /// `src`).
     pub fn read_device(&self, dst: &mut [u8], src: DevPtr) -> Result<()> {
         self.cuda.bind()?;
-        self.cuda.dtoh(dst, src)
+        self.cuda.dtoh_in_order(dst, src)
     }
 
-    /// Copies `src` into device memory at `dst`, complete on return.
+    /// Copies `src` into device memory at `dst`, complete on return, ordered as
+    /// [`Gpu::read_device`] is (a `cudaMemset` of `dst` queued before lands before it).
     pub fn write_device(&self, dst: DevPtr, src: &[u8]) -> Result<()> {
         self.cuda.bind()?;
-        self.cuda.htod(dst, src)
+        self.cuda.htod_in_order(dst, src)
     }
 
     /// The device address of `pe`'s copy of a symmetric address of this PE (for kernels).

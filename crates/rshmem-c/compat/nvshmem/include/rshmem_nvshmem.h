@@ -262,7 +262,9 @@ static inline int nvshmemx_fcollectmem_on_stream(nvshmem_team_t t, void* d, cons
 static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t t, void* d, const void* s, size_t n, cudaStream_t st) {
     return rshmemx_alltoallmem_on_stream(rshmemc_nv_team(t), d, s, n, (rshmemx_stream_t)st);
 }
-#define RSHMEMC_NV_STREAM_RMA(NAME, T)                                                                                 \
+/* The typed on-stream RMA of NVSHMEM type T, on rshmemx_cuda.h's type RT of the same bits (T
+ * itself but for half and __nv_bfloat16, whose rshmemx forms take rshmemx_half/_bfloat16). */
+#define RSHMEMC_NV_STREAM_RMA_AS(NAME, T, RT)                                                                          \
     static inline void nvshmemx_##NAME##_put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {          \
         rshmemx_putmem_on_stream(d, s, n * sizeof(T), pe, (rshmemx_stream_t)st);                                        \
     }                                                                                                                  \
@@ -276,15 +278,17 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t t, void* d, cons
         rshmemx_getmem_nbi_on_stream(d, s, n * sizeof(T), pe, (rshmemx_stream_t)st);                                    \
     }                                                                                                                  \
     static inline void nvshmemx_##NAME##_p_on_stream(T* d, T v, int pe, cudaStream_t st) {                            \
-        rshmemx_##NAME##_p_on_stream(d, v, pe, (rshmemx_stream_t)st);                                                   \
+        RT bits;                                                                                                       \
+        memcpy(&bits, &v, sizeof bits);                                                                                \
+        rshmemx_##NAME##_p_on_stream((RT*)d, bits, pe, (rshmemx_stream_t)st);                                           \
     }                                                                                                                  \
     static inline void nvshmemx_##NAME##_put_signal_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,   \
                                                               int op, int pe, cudaStream_t st) {                       \
-        rshmemx_##NAME##_put_signal_on_stream(d, s, n, sig, v, op, pe, (rshmemx_stream_t)st);                           \
+        rshmemx_##NAME##_put_signal_on_stream((RT*)d, (const RT*)s, n, sig, v, op, pe, (rshmemx_stream_t)st);           \
     }                                                                                                                  \
     static inline void nvshmemx_##NAME##_put_signal_nbi_on_stream(T* d, const T* s, size_t n, uint64_t* sig,           \
                                                                   uint64_t v, int op, int pe, cudaStream_t st) {       \
-        rshmemx_##NAME##_put_signal_nbi_on_stream(d, s, n, sig, v, op, pe, (rshmemx_stream_t)st);                       \
+        rshmemx_##NAME##_put_signal_nbi_on_stream((RT*)d, (const RT*)s, n, sig, v, op, pe, (rshmemx_stream_t)st);       \
     }                                                                                                                  \
     static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, int root,    \
                                                             cudaStream_t st) {                                         \
@@ -296,16 +300,23 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t t, void* d, cons
     static inline int nvshmemx_##NAME##_alltoall_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, cudaStream_t st) { \
         return rshmemx_alltoallmem_on_stream(rshmemc_nv_team(t), d, s, n * sizeof(T), (rshmemx_stream_t)st);           \
     }
+#define RSHMEMC_NV_STREAM_RMA(NAME, T) RSHMEMC_NV_STREAM_RMA_AS(NAME, T, T)
 RSHMEM_RMA_TYPES(RSHMEMC_NV_STREAM_RMA)
+#ifdef RSHMEMC_NV_HALF_TYPES
+RSHMEMC_NV_STREAM_RMA_AS(half, half, rshmemx_half)
+RSHMEMC_NV_STREAM_RMA_AS(bfloat16, __nv_bfloat16, rshmemx_bfloat16)
+#endif
 
-#define RSHMEMC_NV_STREAM_REDUCE(TNAME, T, OP)                                                                        \
+#define RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, OP)                                                                \
     static inline int nvshmemx_##TNAME##_##OP##_reduce_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, cudaStream_t st) { \
-        return rshmemx_##TNAME##_##OP##_reduce_on_stream(rshmemc_nv_team(t), d, s, n, (rshmemx_stream_t)st);           \
+        return rshmemx_##TNAME##_##OP##_reduce_on_stream(rshmemc_nv_team(t), (RT*)d, (const RT*)s, n, (rshmemx_stream_t)st); \
     }                                                                                                                 \
     static inline int nvshmemx_##TNAME##_##OP##_reducescatter_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, \
                                                                         cudaStream_t st) {                            \
-        return rshmemx_##TNAME##_##OP##_reducescatter_on_stream(rshmemc_nv_team(t), d, s, n, (rshmemx_stream_t)st);    \
+        return rshmemx_##TNAME##_##OP##_reducescatter_on_stream(rshmemc_nv_team(t), (RT*)d, (const RT*)s, n,           \
+                                                                (rshmemx_stream_t)st);                                \
     }
+#define RSHMEMC_NV_STREAM_REDUCE(TNAME, T, OP) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, T, OP)
 #define RSHMEMC_NV_STREAM_ARITH(TNAME, T) \
     RSHMEMC_NV_STREAM_REDUCE(TNAME, T, sum) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, prod) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, min) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, max)
 #define RSHMEMC_NV_STREAM_BITS(TNAME, T) \
@@ -319,6 +330,13 @@ RSHMEM_RMA_TYPES(RSHMEMC_NV_STREAM_RMA)
 RSHMEMC_NV_STREAM_REAL_TYPES(RSHMEMC_NV_STREAM_ARITH)
 RSHMEMC_NV_STREAM_INT_TYPES(RSHMEMC_NV_STREAM_ARITH)
 RSHMEMC_NV_STREAM_INT_TYPES(RSHMEMC_NV_STREAM_BITS)
+#ifdef RSHMEMC_NV_HALF_TYPES
+#define RSHMEMC_NV_STREAM_ARITH_16(TNAME, T, RT)                                                       \
+    RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, sum) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, prod)   \
+    RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, min) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, max)
+RSHMEMC_NV_STREAM_ARITH_16(half, half, rshmemx_half)
+RSHMEMC_NV_STREAM_ARITH_16(bfloat16, __nv_bfloat16, rshmemx_bfloat16)
+#endif
 
 /* Host-side blocking reductions (NVSHMEM's thread-scope names called from host code): the
  * on-stream form on the default stream, then a wait for the stream. Types without an
@@ -367,6 +385,8 @@ RSHMEMC_NV_HOST_ARITH(longlong, long long)
 RSHMEMC_NV_HOST_ARITH(uint, unsigned int)
 RSHMEMC_NV_HOST_ARITH(ulong, unsigned long)
 RSHMEMC_NV_HOST_ARITH(ulonglong, unsigned long long)
+RSHMEMC_NV_HOST_ARITH(half, half)
+RSHMEMC_NV_HOST_ARITH(bfloat16, __nv_bfloat16)
 RSHMEMC_NV_HOST_BITS(int, int)
 RSHMEMC_NV_HOST_BITS(long, long)
 RSHMEMC_NV_HOST_BITS(longlong, long long)
