@@ -58,6 +58,20 @@ int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr) {
         return NVSHMEMX_ERROR_NOT_SUPPORTED;
     }
     if ((flags & (NVSHMEMX_INIT_WITH_MPI_COMM | NVSHMEMX_INIT_WITH_UNIQUEID)) && !attr) die(call, "attr", "null");
+    if (flags & NVSHMEMX_INIT_WITH_SHMEM) {
+        /* OpenSHMEM and NVSHMEM are one runtime here, with one symmetric heap per PE: the
+         * GPU PEs NVSHMEM code needs can only be the ones shmem_init started. */
+        int started = 0;
+        shmem_query_initialized(&started);
+        if (started && rshmemx_cuda_device() < 0) {
+            fprintf(stderr, "rshmem (NVSHMEM compatibility): %s: NVSHMEMX_INIT_WITH_SHMEM: shmem_init started this PE with "
+                            "CPU PEs (the heap in host memory), and rshmem runs OpenSHMEM and NVSHMEM as one runtime with one "
+                            "heap; set RSHMEM_DEVICE=gpu so that shmem_init starts GPU PEs (shmem_malloc then returns GPU "
+                            "memory), or call nvshmem_init alone (shmem_* calls then work on its PEs)\n",
+                    call);
+            return NVSHMEMX_ERROR_NOT_SUPPORTED;
+        }
+    }
     rc = init_gpu_pes(call, -1, NULL);
     if (rc != NVSHMEMX_SUCCESS) return rc;
     if (flags & NVSHMEMX_INIT_WITH_UNIQUEID) {
