@@ -486,6 +486,8 @@ rshmem::rma_types!(stream_typed_with_16_bit_floats);
 /// The on-stream reductions per type and operator (`TYPENAME_OP_reduce_on_stream`,
 /// `TYPENAME_OP_reducescatter_on_stream`): the element types the device reductions
 /// compute, as C names them.
+///
+/// Also `ROUTINES`: every type's reductions, then every type's reduce-scatters (header order).
 macro_rules! reduce_typed {
     ($bits:tt: $(($n:ident, $t:ty)),* $(,)?) => {
         $(
@@ -496,6 +498,8 @@ macro_rules! reduce_typed {
             reduce_typed!(@ops $n; $bits);
         }
         )*
+        /// Their routines, in header order.
+        pub(crate) const ROUTINES: &[&[Routine]] = &[$($n::reduce::ROUTINES,)* $($n::scatter::ROUTINES,)*];
     };
     (@ops $n:ident; arith) => {
         reduce_typed!(@op $n;
@@ -536,17 +540,6 @@ macro_rules! reduce_typed {
 pub(crate) mod reduce_float {
     use super::*;
     reduce_typed!(arith: (float, f32), (double, f64), (half, ::half::f16), (bfloat16, ::half::bf16));
-    /// Their routines, in header order.
-    pub(crate) const ROUTINES: &[&[Routine]] = &[
-        float::reduce::ROUTINES,
-        double::reduce::ROUTINES,
-        half::reduce::ROUTINES,
-        bfloat16::reduce::ROUTINES,
-        float::scatter::ROUTINES,
-        double::scatter::ROUTINES,
-        half::scatter::ROUTINES,
-        bfloat16::scatter::ROUTINES,
-    ];
 }
 
 /// Reductions of the 32- and 64-bit integer types.
@@ -554,33 +547,6 @@ pub(crate) mod reduce_int {
     use super::*;
     reduce_typed!(bitwise: (int, i32), (long, i64), (longlong, i64), (uint, u32), (ulong, u64), (ulonglong, u64),
         (int32, i32), (int64, i64), (uint32, u32), (uint64, u64), (size, u64), (ptrdiff, i64));
-    /// Their routines, in header order.
-    pub(crate) const ROUTINES: &[&[Routine]] = &[
-        int::reduce::ROUTINES,
-        long::reduce::ROUTINES,
-        longlong::reduce::ROUTINES,
-        uint::reduce::ROUTINES,
-        ulong::reduce::ROUTINES,
-        ulonglong::reduce::ROUTINES,
-        int32::reduce::ROUTINES,
-        int64::reduce::ROUTINES,
-        uint32::reduce::ROUTINES,
-        uint64::reduce::ROUTINES,
-        size::reduce::ROUTINES,
-        ptrdiff::reduce::ROUTINES,
-        int::scatter::ROUTINES,
-        long::scatter::ROUTINES,
-        longlong::scatter::ROUTINES,
-        uint::scatter::ROUTINES,
-        ulong::scatter::ROUTINES,
-        ulonglong::scatter::ROUTINES,
-        int32::scatter::ROUTINES,
-        int64::scatter::ROUTINES,
-        uint32::scatter::ROUTINES,
-        uint64::scatter::ROUTINES,
-        size::scatter::ROUTINES,
-        ptrdiff::scatter::ROUTINES,
-    ];
 }
 
 // ---- collective launch ----

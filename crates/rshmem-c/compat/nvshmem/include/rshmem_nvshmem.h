@@ -317,8 +317,10 @@ RSHMEMC_NV_STREAM_RMA_AS(bfloat16, __nv_bfloat16, rshmemx_bfloat16)
                                                                 (rshmemx_stream_t)st);                                \
     }
 #define RSHMEMC_NV_STREAM_REDUCE(TNAME, T, OP) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, T, OP)
-#define RSHMEMC_NV_STREAM_ARITH(TNAME, T) \
-    RSHMEMC_NV_STREAM_REDUCE(TNAME, T, sum) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, prod) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, min) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, max)
+#define RSHMEMC_NV_STREAM_ARITH_AS(TNAME, T, RT)                                                   \
+    RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, sum) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, prod) \
+    RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, min) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, max)
+#define RSHMEMC_NV_STREAM_ARITH(TNAME, T) RSHMEMC_NV_STREAM_ARITH_AS(TNAME, T, T)
 #define RSHMEMC_NV_STREAM_BITS(TNAME, T) \
     RSHMEMC_NV_STREAM_REDUCE(TNAME, T, and) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, or) RSHMEMC_NV_STREAM_REDUCE(TNAME, T, xor)
 /* The types of rshmemx_cuda.h's on-stream reductions. */
@@ -331,11 +333,8 @@ RSHMEMC_NV_STREAM_REAL_TYPES(RSHMEMC_NV_STREAM_ARITH)
 RSHMEMC_NV_STREAM_INT_TYPES(RSHMEMC_NV_STREAM_ARITH)
 RSHMEMC_NV_STREAM_INT_TYPES(RSHMEMC_NV_STREAM_BITS)
 #ifdef RSHMEMC_NV_HALF_TYPES
-#define RSHMEMC_NV_STREAM_ARITH_16(TNAME, T, RT)                                                       \
-    RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, sum) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, prod)   \
-    RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, min) RSHMEMC_NV_STREAM_REDUCE_AS(TNAME, T, RT, max)
-RSHMEMC_NV_STREAM_ARITH_16(half, half, rshmemx_half)
-RSHMEMC_NV_STREAM_ARITH_16(bfloat16, __nv_bfloat16, rshmemx_bfloat16)
+RSHMEMC_NV_STREAM_ARITH_AS(half, half, rshmemx_half)
+RSHMEMC_NV_STREAM_ARITH_AS(bfloat16, __nv_bfloat16, rshmemx_bfloat16)
 #endif
 
 /* Host-side blocking reductions (NVSHMEM's thread-scope names called from host code): the
