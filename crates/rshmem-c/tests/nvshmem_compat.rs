@@ -187,9 +187,17 @@ const END: &str = "<!-- end of covered names -->\n";
 #[test]
 fn the_readme_lists_the_names_the_headers_define() {
     let (functions, others) = covered();
-    for must in
-        ["nvshmem_my_pe", "nvshmem_malloc", "nvshmem_uint64_atomic_fetch_add", "nvshmemx_putmem_nbi_block", "nvshmem_int_put_signal_nbi"]
-    {
+    for must in [
+        "nvshmem_my_pe",
+        "nvshmem_malloc",
+        "nvshmem_uint64_atomic_fetch_add",
+        "nvshmemx_putmem_nbi_block",
+        "nvshmem_int_put_signal_nbi",
+        "nvshmem_half_p",
+        "nvshmem_bfloat16_g",
+        "nvshmemx_half_put_block",
+        "nvshmemx_bfloat16_put_signal_nbi_warp",
+    ] {
         assert!(functions.contains(must), "{must} is not defined by the compatibility headers");
     }
     assert!(functions.len() > 1000, "only {} NVSHMEM functions found: the preprocessor pass lost the device API", functions.len());

@@ -249,13 +249,39 @@ RSHMEMI_SCOPED_MEM(, 0, 1, (void)0)
 RSHMEMI_SCOPED_MEM(_warp, rshmemi_lane(), 32, __syncwarp())
 RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthreads())
 
+// ---------------------------------------------------------------- 16-bit floats (no headers)
+// IEEE half and bfloat16 as their bits: the typed RMA below, the reductions and the typed
+// collectives of rshmem_device_coll.cuh take these. CUDA's `half` / `__half` (cuda_fp16.h)
+// and `__nv_bfloat16` (cuda_bf16.h) hold the same 16 bits: cast their pointers.
+struct rshmem_half { unsigned short bits; };
+struct rshmem_bf16 { unsigned short bits; };
+
 // ---------------------------------------------------------------- typed RMA
+
+// The one element of a typed p / g: a volatile access of the element's size. The 16-bit
+// floats are structs (a volatile struct has no copy), so they go through their 16-bit word.
+// The store takes the value before the address, the order in which `*(volatile T*)p = v`
+// evaluates them (so the other types compile as before).
+template <typename T> __device__ __forceinline__ void rshmemi_st_elem(T v, void* p) { *(volatile T*)p = v; }
+template <typename T> __device__ __forceinline__ T rshmemi_ld_elem(const void* p) { return *(const volatile T*)p; }
+template <> __device__ __forceinline__ void rshmemi_st_elem<rshmem_half>(rshmem_half v, void* p) { *(volatile unsigned short*)p = v.bits; }
+template <> __device__ __forceinline__ void rshmemi_st_elem<rshmem_bf16>(rshmem_bf16 v, void* p) { *(volatile unsigned short*)p = v.bits; }
+template <> __device__ __forceinline__ rshmem_half rshmemi_ld_elem<rshmem_half>(const void* p) {
+    rshmem_half h;
+    h.bits = *(const volatile unsigned short*)p;
+    return h;
+}
+template <> __device__ __forceinline__ rshmem_bf16 rshmemi_ld_elem<rshmem_bf16>(const void* p) {
+    rshmem_bf16 h;
+    h.bits = *(const volatile unsigned short*)p;
+    return h;
+}
 
 #define RSHMEMI_TYPED_RMA(NAME, T)                                                                                  \
     __device__ __forceinline__ void rshmem_##NAME##_p(T* dst, T v, int pe) {                                        \
         rshmemi_check("rshmem_" #NAME "_p", dst, sizeof(T), pe);                                                    \
         if (rshmemi_proxied(pe)) { rshmemi_proxy_put("rshmem_" #NAME "_p", dst, &v, sizeof(T), pe, false); return; } \
-        *(volatile T*)rshmemi_remote(dst, pe) = v;                                                                  \
+        rshmemi_st_elem<T>(v, rshmemi_remote(dst, pe));                                                             \
     }                                                                                                               \
     __device__ __forceinline__ T rshmem_##NAME##_g(const T* src, int pe) {                                          \
         rshmemi_check("rshmem_" #NAME "_g", src, sizeof(T), pe);                                                    \
@@ -266,7 +292,7 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
             for (unsigned i = 0; i < sizeof(T); i++) ob[i] = (unsigned char)(bits >> (8 * i));                      \
             return out;                                                                                             \
         }                                                                                                           \
-        return *(const volatile T*)rshmemi_remote(src, pe);                                                         \
+        return rshmemi_ld_elem<T>(rshmemi_remote(src, pe));                                                         \
     }                                                                                                               \
     __device__ __forceinline__ void rshmem_##NAME##_put(T* dst, const T* src, rshmem_size_t n, int pe) {            \
         rshmem_putmem(dst, src, n * sizeof(T), pe);                                                                 \
@@ -317,6 +343,9 @@ RSHMEMI_SCOPED_MEM(_block, rshmemi_block_rank(), rshmemi_block_size(), __syncthr
 
 RSHMEM_RMA_TYPES(RSHMEMI_TYPED_RMA)
 RSHMEM_RMA_TYPES_ALT(RSHMEMI_TYPED_RMA)
+// half and bfloat16 (NVSHMEM's type names), which the host's OpenSHMEM tables do not have.
+RSHMEMI_TYPED_RMA(half, rshmem_half)
+RSHMEMI_TYPED_RMA(bfloat16, rshmem_bf16)
 
 // Sized forms.
 #define RSHMEMI_SIZED(BITS, T)                                                                                     \

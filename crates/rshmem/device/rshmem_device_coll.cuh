@@ -41,8 +41,7 @@
 
 
 // ---------------------------------------------------------------- 16-bit floats (no headers)
-struct rshmem_half { unsigned short bits; };
-struct rshmem_bf16 { unsigned short bits; };
+// rshmem_half and rshmem_bf16 are defined by rshmem_device.cuh (typed RMA); their f32 forms:
 __device__ __forceinline__ float rshmemi_to_f32(rshmem_half h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits)); return f; }
 __device__ __forceinline__ rshmem_half rshmemi_from_f32_h(float f) { rshmem_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f)); return h; }
 __device__ __forceinline__ float rshmemi_to_f32(rshmem_bf16 b) { return __uint_as_float(((unsigned)b.bits) << 16); }

@@ -7,8 +7,11 @@
 //   rshmem_TYPE_OP_reduce_scatter[...](team, dest, src, nreduce)
 //   rshmem_double2_maxloc_reduce[...](team, dest, src, nreduce)
 //
-// OP is and/or/xor for the bitwise table (plus int and longlong, which rshmem has always
-// accepted), min/max/sum/prod for the arithmetic table (plus half and bfloat16). Each
+// In put_signal, as in rshmem_device.cuh's typed p, g, iput, iget, put/get[_nbi] and
+// put/get_warp/_block, TYPE is every name of the RMA table plus half (rshmem_half) and
+// bfloat16 (rshmem_bf16).
+// In reductions, OP is and/or/xor for the bitwise table (plus int and longlong, which rshmem
+// has always accepted), min/max/sum/prod for the arithmetic table (plus half and bfloat16). Each
 // reduction wrapper is a function template with a defaulted parameter, so a program that
 // calls none of them instantiates none (a plain call `rshmem_int_sum_reduce(t, d, s, n)`
 // works as for a plain function). Included by rshmem_device.cuh (RMA part) and, once its
@@ -54,6 +57,8 @@ RSHMEMI_PUT_SIGNAL_UL(_block)
     RSHMEMI_TYPED_PUT_SIGNAL_SCOPE(NAME, T, ) RSHMEMI_TYPED_PUT_SIGNAL_SCOPE(NAME, T, _warp) RSHMEMI_TYPED_PUT_SIGNAL_SCOPE(NAME, T, _block)
 RSHMEM_RMA_TYPES(RSHMEMI_TYPED_PUT_SIGNAL)
 RSHMEM_RMA_TYPES_ALT(RSHMEMI_TYPED_PUT_SIGNAL)
+RSHMEMI_TYPED_PUT_SIGNAL(half, rshmem_half)
+RSHMEMI_TYPED_PUT_SIGNAL(bfloat16, rshmem_bf16)
 
 #endif  // RSHMEM_DEVICE_TYPED_RMA
 

@@ -1,9 +1,9 @@
 // The C++ test of the nvcc path and the C host API for GPU PEs (issue 19): one file built
 // by nvcc without -rdc (its own rshmem_state, registered by the header), run with 2 PEs
-// under rshmemrun. GPU heap, a kernel with device puts and a signal, stream-ordered RMA and
-// collectives on a user stream, a CUDA graph of on-stream calls, collective launch, host
-// RMA from device memory, buffer registration, heap growth seen by the kernels, and (with a
-// cubin path as argv[1]) a module loaded with the driver API.
+// under rshmemrun. GPU heap, a kernel with device puts and a signal, device RMA on half and
+// bfloat16, stream-ordered RMA and collectives on a user stream, a CUDA graph of on-stream
+// calls, collective launch, host RMA from device memory, buffer registration, heap growth
+// seen by the kernels, and (with a cubin path as argv[1]) a module loaded with the driver API.
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -27,6 +27,43 @@ __global__ void ring_put(int* dst, const int* src, u64* sig, int n, int peer) {
         rshmem_signal_wait_until(sig, RSHMEM_CMP_GE, 1);
     }
 }
+
+// 16-bit floats by device RMA, n = blockDim.x elements of each type to and from the peer.
+// d (on the peer): [0, n) thread-scope put, [n, 2n) put_block, [2n, 3n) p (one thread per
+// element), [3n, 4n) put_signal (half: thread scope on sig[0]; bfloat16: block scope on
+// sig[1]). g (here, from the peer's s): [0, n) thread-scope get, [n, 2n) get_block, [2n, 3n) g.
+__global__ void rma16(rshmem_half* hd, const rshmem_half* hs, rshmem_half* hg, rshmem_bf16* bd, const rshmem_bf16* bs,
+                      rshmem_bf16* bg, u64* sig, int peer) {
+    const int n = blockDim.x, t = threadIdx.x;
+    if (t == 0) {
+        rshmem_half_put(hd, hs, n, peer);
+        rshmem_bfloat16_put(bd, bs, n, peer);
+        rshmem_half_get(hg, hs, n, peer);
+        rshmem_bfloat16_get(bg, bs, n, peer);
+    }
+    __syncthreads();
+    rshmem_half_put_block(hd + n, hs, n, peer);
+    rshmem_bfloat16_put_block(bd + n, bs, n, peer);
+    rshmem_half_get_block(hg + n, hs, n, peer);
+    rshmem_bfloat16_get_block(bg + n, bs, n, peer);
+    rshmem_half_p(hd + 2 * n + t, hs[t], peer);
+    rshmem_bfloat16_p(bd + 2 * n + t, bs[t], peer);
+    hg[2 * n + t] = rshmem_half_g(hs + t, peer);
+    bg[2 * n + t] = rshmem_bfloat16_g(bs + t, peer);
+    rshmem_quiet();
+    __syncthreads();
+    if (t == 0) rshmem_half_put_signal(hd + 3 * n, hs, n, sig, 1, RSHMEM_SIGNAL_ADD, peer);
+    rshmem_bfloat16_put_signal_block(bd + 3 * n, bs, n, sig + 1, 1, RSHMEM_SIGNAL_ADD, peer);
+    if (t == 0) {
+        rshmem_quiet();
+        rshmem_signal_wait_until(sig, RSHMEM_CMP_GE, 1);
+        rshmem_signal_wait_until(sig + 1, RSHMEM_CMP_GE, 1);
+    }
+}
+// The bits PE `pe` sends as element i: finite values (no NaN for the copies to change),
+// different per PE and element.
+static unsigned short half_bits(int pe, int i) { return (unsigned short)(0x1000 + (pe % 8) * 0x0800 + i * 3); }
+static unsigned short bf16_bits(int pe, int i) { return (unsigned short)(0x3f80 + (pe % 8) * 0x0400 + i * 5); }
 
 __global__ void fill(int* p, int n, int base) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = base + i;
@@ -105,6 +142,64 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; i++) bad += got[i] != from * 100000 + i;
     gc_verdict("device_put_signal", bad == 0, detail("%lld of %lld elements wrong", bad, n).c_str());
     shmem_barrier_all();
+
+    // Device RMA on half and bfloat16 (put/get/p/g at thread and block scope, put_signal).
+    {
+        const int n16 = 256;
+        rshmem_half* hd = (rshmem_half*)rshmemx_cuda_malloc(4 * n16 * sizeof(rshmem_half));
+        rshmem_half* hs = (rshmem_half*)rshmemx_cuda_malloc(n16 * sizeof(rshmem_half));
+        rshmem_half* hg = (rshmem_half*)rshmemx_cuda_malloc(3 * n16 * sizeof(rshmem_half));
+        rshmem_bf16* bd = (rshmem_bf16*)rshmemx_cuda_malloc(4 * n16 * sizeof(rshmem_bf16));
+        rshmem_bf16* bs = (rshmem_bf16*)rshmemx_cuda_malloc(n16 * sizeof(rshmem_bf16));
+        rshmem_bf16* bg = (rshmem_bf16*)rshmemx_cuda_malloc(3 * n16 * sizeof(rshmem_bf16));
+        u64* sig16 = (u64*)rshmemx_cuda_calloc(2, sizeof(u64));
+        std::vector<unsigned short> hv(n16), bv(n16);
+        for (int i = 0; i < n16; i++) {
+            hv[i] = half_bits(me, i);
+            bv[i] = bf16_bits(me, i);
+        }
+        to_device((unsigned short*)hs, hv);
+        to_device((unsigned short*)bs, bv);
+        CUDA_OK(cudaMemset(hd, 0, 4 * n16 * sizeof(rshmem_half)));
+        CUDA_OK(cudaMemset(bd, 0, 4 * n16 * sizeof(rshmem_bf16)));
+        CUDA_OK(cudaMemset(sig16, 0, 2 * sizeof(u64)));
+        CUDA_OK(cudaDeviceSynchronize());
+        shmem_barrier_all();
+        rma16<<<1, n16>>>(hd, hs, hg, bd, bs, bg, sig16, peer);
+        CUDA_OK(cudaDeviceSynchronize());
+        shmem_barrier_all();
+        std::vector<unsigned short> hdv = to_host((const unsigned short*)hd, 4 * n16), bdv = to_host((const unsigned short*)bd, 4 * n16);
+        std::vector<unsigned short> hgv = to_host((const unsigned short*)hg, 3 * n16), bgv = to_host((const unsigned short*)bg, 3 * n16);
+        // Per form: elements whose bits differ from the sender's (put forms: `from`; get forms: `peer`).
+        const char* put_forms[4] = {"put", "put_block", "p", "put_signal"};
+        const char* get_forms[3] = {"get", "get_block", "g"};
+        for (int f = 0; f < 4; f++) {
+            long long hbad = 0, bbad = 0;
+            for (int i = 0; i < n16; i++) {
+                hbad += hdv[f * n16 + i] != half_bits(from, i);
+                bbad += bdv[f * n16 + i] != bf16_bits(from, i);
+            }
+            gc_verdict((std::string("device_half_") + put_forms[f]).c_str(), hbad == 0,
+                       detail("%lld of %lld elements wrong", hbad, n16).c_str());
+            gc_verdict((std::string("device_bfloat16_") + put_forms[f]).c_str(), bbad == 0,
+                       detail("%lld of %lld elements wrong", bbad, n16).c_str());
+        }
+        for (int f = 0; f < 3; f++) {
+            long long hbad = 0, bbad = 0;
+            for (int i = 0; i < n16; i++) {
+                hbad += hgv[f * n16 + i] != half_bits(peer, i);
+                bbad += bgv[f * n16 + i] != bf16_bits(peer, i);
+            }
+            gc_verdict((std::string("device_half_") + get_forms[f]).c_str(), hbad == 0,
+                       detail("%lld of %lld elements wrong", hbad, n16).c_str());
+            gc_verdict((std::string("device_bfloat16_") + get_forms[f]).c_str(), bbad == 0,
+                       detail("%lld of %lld elements wrong", bbad, n16).c_str());
+        }
+        std::vector<u64> sv16 = to_host(sig16, 2);
+        gc_verdict("device_16bit_put_signal_signals", sv16[0] == 1 && sv16[1] == 1,
+                   detail("signals %lld and %lld (want 1 and 1)", (long long)sv16[0], (long long)sv16[1]).c_str());
+        shmem_barrier_all();
+    }
 
     // Stream-ordered RMA on a user stream.
     cudaStream_t s;

@@ -462,17 +462,27 @@ RSHMEMC_NV_HD void nvshmem_getmem_nbi(void* d, const void* s, size_t n, int pe) 
     RSHMEMC_NV_PICK(rshmem_getmem_nbi(d, s, n, pe), rshmemx_getmem_nbi(d, s, n, pe));
 }
 
-/* Typed put/get/p/g, from host or device. */
+/* Typed put/get/p/g, from host or device, of NVSHMEM type T; on the device on rshmem's type
+ * RT of the same bits (T itself but for half and __nv_bfloat16: rshmem_half, rshmem_bf16;
+ * rshmemc_nv_bits / rshmemc_nv_value in rshmem_nvshmem_device.cuh convert the values). */
 #ifdef RSHMEMC_NV_DEVICE_PASS
-#define RSHMEMC_NV_HD_RMA(NAME, T)                                                                                      \
-    RSHMEMC_NV_HD void nvshmem_##NAME##_p(T* d, T v, int pe) { rshmem_##NAME##_p(d, v, pe); }                           \
-    RSHMEMC_NV_HD T nvshmem_##NAME##_g(const T* s, int pe) { return rshmem_##NAME##_g(s, pe); }                          \
-    RSHMEMC_NV_HD void nvshmem_##NAME##_put(T* d, const T* s, size_t n, int pe) { rshmem_##NAME##_put(d, s, n, pe); }    \
-    RSHMEMC_NV_HD void nvshmem_##NAME##_get(T* d, const T* s, size_t n, int pe) { rshmem_##NAME##_get(d, s, n, pe); }    \
-    RSHMEMC_NV_HD void nvshmem_##NAME##_put_nbi(T* d, const T* s, size_t n, int pe) { rshmem_##NAME##_put_nbi(d, s, n, pe); } \
-    RSHMEMC_NV_HD void nvshmem_##NAME##_get_nbi(T* d, const T* s, size_t n, int pe) { rshmem_##NAME##_get_nbi(d, s, n, pe); }
+#define RSHMEMC_NV_HD_RMA_AS(NAME, T, RT)                                                                               \
+    RSHMEMC_NV_HD void nvshmem_##NAME##_p(T* d, T v, int pe) { rshmem_##NAME##_p((RT*)d, rshmemc_nv_bits(v), pe); }      \
+    RSHMEMC_NV_HD T nvshmem_##NAME##_g(const T* s, int pe) { return rshmemc_nv_value(rshmem_##NAME##_g((const RT*)s, pe)); } \
+    RSHMEMC_NV_HD void nvshmem_##NAME##_put(T* d, const T* s, size_t n, int pe) {                                       \
+        rshmem_##NAME##_put((RT*)d, (const RT*)s, n, pe);                                                               \
+    }                                                                                                                   \
+    RSHMEMC_NV_HD void nvshmem_##NAME##_get(T* d, const T* s, size_t n, int pe) {                                       \
+        rshmem_##NAME##_get((RT*)d, (const RT*)s, n, pe);                                                               \
+    }                                                                                                                   \
+    RSHMEMC_NV_HD void nvshmem_##NAME##_put_nbi(T* d, const T* s, size_t n, int pe) {                                   \
+        rshmem_##NAME##_put_nbi((RT*)d, (const RT*)s, n, pe);                                                           \
+    }                                                                                                                   \
+    RSHMEMC_NV_HD void nvshmem_##NAME##_get_nbi(T* d, const T* s, size_t n, int pe) {                                   \
+        rshmem_##NAME##_get_nbi((RT*)d, (const RT*)s, n, pe);                                                           \
+    }
 #else
-#define RSHMEMC_NV_HD_RMA(NAME, T)                                                                                      \
+#define RSHMEMC_NV_HD_RMA_AS(NAME, T, RT)                                                                               \
     RSHMEMC_NV_HD void nvshmem_##NAME##_p(T* d, T v, int pe) { rshmemx_putmem(d, &v, sizeof(T), pe); }                  \
     RSHMEMC_NV_HD T nvshmem_##NAME##_g(const T* s, int pe) {                                                            \
         T v;                                                                                                            \
@@ -484,7 +494,12 @@ RSHMEMC_NV_HD void nvshmem_getmem_nbi(void* d, const void* s, size_t n, int pe) 
     RSHMEMC_NV_HD void nvshmem_##NAME##_put_nbi(T* d, const T* s, size_t n, int pe) { rshmemx_putmem_nbi(d, s, n * sizeof(T), pe); } \
     RSHMEMC_NV_HD void nvshmem_##NAME##_get_nbi(T* d, const T* s, size_t n, int pe) { rshmemx_getmem_nbi(d, s, n * sizeof(T), pe); }
 #endif
+#define RSHMEMC_NV_HD_RMA(NAME, T) RSHMEMC_NV_HD_RMA_AS(NAME, T, T)
 RSHMEM_RMA_TYPES(RSHMEMC_NV_HD_RMA)
+#ifdef RSHMEMC_NV_HALF_TYPES
+RSHMEMC_NV_HD_RMA_AS(half, half, rshmem_half)
+RSHMEMC_NV_HD_RMA_AS(bfloat16, __nv_bfloat16, rshmem_bf16)
+#endif
 #endif /* host or device pass */
 
 #endif /* RSHMEM_NVSHMEM_H */

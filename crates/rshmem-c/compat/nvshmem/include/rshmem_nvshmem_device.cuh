@@ -17,9 +17,36 @@
 #define RSHMEMC_NV_D __device__ __forceinline__
 
 /* ---------------------------------------------------------------- typed RMA, sized RMA */
-#define RSHMEMC_NV_RMA_SCOPE(NAME, T, SC)                                                                      \
-    RSHMEMC_NV_D void nvshmemx_##NAME##_put##SC(T* d, const T* s, size_t n, int pe) { rshmem_##NAME##_put##SC(d, s, n, pe); } \
-    RSHMEMC_NV_D void nvshmemx_##NAME##_get##SC(T* d, const T* s, size_t n, int pe) { rshmem_##NAME##_get##SC(d, s, n, pe); } \
+/* An NVSHMEM element value as rshmem's type of the same bits, and back: the value itself but
+ * for half and __nv_bfloat16 (rshmem_half, rshmem_bf16; below). */
+template <typename T> RSHMEMC_NV_D T rshmemc_nv_bits(T v) { return v; }
+template <typename T> RSHMEMC_NV_D T rshmemc_nv_value(T v) { return v; }
+#ifdef RSHMEMC_NV_HALF_TYPES
+/* CUDA's half and __nv_bfloat16 hold the same 16 bits as rshmem_half and rshmem_bf16. */
+RSHMEMC_NV_D rshmem_half rshmemc_nv_bits(half v) {
+    rshmem_half b;
+    b.bits = __half_as_ushort(v);
+    return b;
+}
+RSHMEMC_NV_D rshmem_bf16 rshmemc_nv_bits(__nv_bfloat16 v) {
+    rshmem_bf16 b;
+    b.bits = __bfloat16_as_ushort(v);
+    return b;
+}
+RSHMEMC_NV_D half rshmemc_nv_value(rshmem_half b) { return __ushort_as_half(b.bits); }
+RSHMEMC_NV_D __nv_bfloat16 rshmemc_nv_value(rshmem_bf16 b) { return __ushort_as_bfloat16(b.bits); }
+#endif
+
+/* The device-only typed RMA of NVSHMEM type T on rshmem's type RT of the same bits (T itself
+ * but for half and __nv_bfloat16). Thread-scope p/g/put/get[_nbi] are in rshmem_nvshmem.h
+ * (callable from host and device). */
+#define RSHMEMC_NV_RMA_SCOPE(NAME, T, RT, SC)                                                                  \
+    RSHMEMC_NV_D void nvshmemx_##NAME##_put##SC(T* d, const T* s, size_t n, int pe) {                          \
+        rshmem_##NAME##_put##SC((RT*)d, (const RT*)s, n, pe);                                                   \
+    }                                                                                                          \
+    RSHMEMC_NV_D void nvshmemx_##NAME##_get##SC(T* d, const T* s, size_t n, int pe) {                          \
+        rshmem_##NAME##_get##SC((RT*)d, (const RT*)s, n, pe);                                                   \
+    }                                                                                                          \
     RSHMEMC_NV_D void nvshmemx_##NAME##_put_nbi##SC(T* d, const T* s, size_t n, int pe) {                        \
         rshmem_putmem_nbi##SC(d, s, n * sizeof(T), pe);                                                         \
     }                                                                                                          \
@@ -27,26 +54,31 @@
         rshmem_getmem_nbi##SC(d, s, n * sizeof(T), pe);                                                         \
     }                                                                                                          \
     RSHMEMC_NV_D void nvshmemx_##NAME##_put_signal##SC(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) { \
-        rshmem_##NAME##_put_signal##SC(d, s, n, sig, v, op, pe);                                                \
+        rshmem_##NAME##_put_signal##SC((RT*)d, (const RT*)s, n, sig, v, op, pe);                                \
     }                                                                                                          \
     RSHMEMC_NV_D void nvshmemx_##NAME##_put_signal_nbi##SC(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) { \
-        rshmem_##NAME##_put_signal_nbi##SC(d, s, n, sig, v, op, pe);                                            \
+        rshmem_##NAME##_put_signal_nbi##SC((RT*)d, (const RT*)s, n, sig, v, op, pe);                            \
     }
-#define RSHMEMC_NV_RMA(NAME, T)                                                                                \
+#define RSHMEMC_NV_RMA_AS(NAME, T, RT)                                                                         \
     RSHMEMC_NV_D void nvshmem_##NAME##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-        rshmem_##NAME##_iput(d, s, dst, sst, n, pe);                                                            \
+        rshmem_##NAME##_iput((RT*)d, (const RT*)s, dst, sst, n, pe);                                            \
     }                                                                                                          \
     RSHMEMC_NV_D void nvshmem_##NAME##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-        rshmem_##NAME##_iget(d, s, dst, sst, n, pe);                                                            \
+        rshmem_##NAME##_iget((RT*)d, (const RT*)s, dst, sst, n, pe);                                            \
     }                                                                                                          \
     RSHMEMC_NV_D void nvshmem_##NAME##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) { \
-        rshmem_##NAME##_put_signal(d, s, n, sig, v, op, pe);                                                    \
+        rshmem_##NAME##_put_signal((RT*)d, (const RT*)s, n, sig, v, op, pe);                                    \
     }                                                                                                          \
     RSHMEMC_NV_D void nvshmem_##NAME##_put_signal_nbi(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) { \
-        rshmem_##NAME##_put_signal_nbi(d, s, n, sig, v, op, pe);                                                \
+        rshmem_##NAME##_put_signal_nbi((RT*)d, (const RT*)s, n, sig, v, op, pe);                                \
     }                                                                                                          \
-    RSHMEMC_NV_RMA_SCOPE(NAME, T, _warp) RSHMEMC_NV_RMA_SCOPE(NAME, T, _block)
+    RSHMEMC_NV_RMA_SCOPE(NAME, T, RT, _warp) RSHMEMC_NV_RMA_SCOPE(NAME, T, RT, _block)
+#define RSHMEMC_NV_RMA(NAME, T) RSHMEMC_NV_RMA_AS(NAME, T, T)
 RSHMEM_RMA_TYPES(RSHMEMC_NV_RMA)
+#ifdef RSHMEMC_NV_HALF_TYPES
+RSHMEMC_NV_RMA_AS(half, half, rshmem_half)
+RSHMEMC_NV_RMA_AS(bfloat16, __nv_bfloat16, rshmem_bf16)
+#endif
 
 #define RSHMEMC_NV_SIZED(BITS)                                                                                      \
     RSHMEMC_NV_D void nvshmem_put##BITS(void* d, const void* s, size_t n, int pe) { rshmem_put##BITS(d, s, n, pe); } \
@@ -185,7 +217,7 @@ RSHMEMC_NV_BARRIER_SCOPE(_block)
 RSHMEM_REDUCE_ARITH_TYPES(RSHMEMC_NV_ARITH)
 RSHMEM_REDUCE_BITWISE_TYPES(RSHMEMC_NV_BITS)
 #ifdef RSHMEMC_NV_HALF_TYPES
-/* CUDA's half and __nv_bfloat16 hold the same 16 bits as rshmem_half and rshmem_bf16. */
+/* half and __nv_bfloat16 on rshmem_half and rshmem_bf16, as in the typed RMA above. */
 #define RSHMEMC_NV_REDUCE16_SCOPE(TNAME, T, RT, OP, PFX, SC)                                                             \
     RSHMEMC_NV_D int PFX##_##TNAME##_##OP##_reduce##SC(int team, T* d, const T* s, size_t n) {                           \
         rshmem_##TNAME##_##OP##_reduce##SC(team, (RT*)d, (const RT*)s, n);                                               \
