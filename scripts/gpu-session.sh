@@ -5,8 +5,9 @@
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
-#   perf:   rshmem-perf's GPU suite with PEs as threads (2, 4, 8) and as processes (2),
-#           the cases issue 20 names; NVSHMEM beside the 2-process run.
+#   perf:   rshmem-perf's GPU suite with PEs as threads (2, 4, 8: the cases issue 20 names),
+#           the RMA rows with 2 PEs as processes beside NVSHMEM, and the on-stream
+#           collectives of 1 PE beside NCCL (issue 22). PARTS="thr proc one" picks parts.
 #   python: the Python package's GPU check.
 #   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
 #   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
@@ -57,6 +58,14 @@ check)
   done
   step proxy_tcp_proc2 120 env RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
     RSHMEM_DEVICE_WAIT_TIMEOUT=30 "$B/rshmemrun" -n 2 --timeout 110 "$B/gpu_proxy"
+  # Relays (issue 25): 4 PEs as two simulated hosts of two, the remote engine to every peer;
+  # every PE through every relay at each scope, then PE 0 -> 2 through 1 timed.
+  ucx_env=(RSHMEM_REMOTE_ENGINE=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=60)
+  step relay_hosts4 200 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 4 --timeout 190 \
+    /bin/sh -c 'RSHMEM_HOST=h$((RSHMEM_PE / 2)) exec "$0" "$@"' "$B/gpu_engines" relay
+  grep -A12 '^relay: PE 0' "$L/relay_hosts4.log"
+  step misuse_relay 60 env "${ucx_env[@]}" "$B/rshmemrun" -n 2 --timeout 50 "$B/gpu_engines" misuse-relay
+  grep -m2 'device error in rshmemx_relay' "$L/misuse_relay.log"
   for t in host_memory rma; do
     "$B/c/oshcc" -O2 -o "$L/c_$t" "$B/c-tests/$t.c" > "$L/c_$t.build.log" 2>&1
     step "c_$t" 120 env RSHMEM_LOG=info "$B/c/oshrun" -np 2 --timeout 100 "$L/c_$t"
@@ -64,9 +73,11 @@ check)
   done
   ;;
 perf)
+  parts=${PARTS:-thr proc one}
   ops=signal_pingpong,barrier,reduce_on_stream,alltoall_on_stream,put_bw,put_lat,g
   common=(--gpu --ops $ops --reps 3 --warmup 3 --iters 100 --sync-iters 20 --rep-bytes 1G --timeout 140)
   for n in 2 4 8; do
+    [[ " $parts " == *" thr "* ]] || break
     step "perf_thr$n" 170 "$B/rshmem-perf" "${common[@]}" --pes $n --pes-per-process $n --anchors none --begin 8 --end ${PERF_END:-256M} --factor 32 --out "$L/perf_thr$n"
     grep -E '^(signal|barrier|reduce|alltoall|put|g )' "$L/perf_thr$n.log" | head -40
   done
@@ -84,8 +95,20 @@ PY
   cat "$L/d2d.log"; summary+=("$(cat "$L/d2d.log" | tail -1)")
   export NVSHMEM_HOME=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
   command -v nvcc > /dev/null || export PATH=$PATH:/usr/local/cuda/bin
-  step perf_proc2 200 "$B/rshmem-perf" "${common[@]}" --pes 2 --anchors nvshmem --begin 8 --end ${PERF_END:-256M} --factor 32 --out "$L/perf_proc2"
-  grep -E '^(signal|barrier|reduce|alltoall|put|g )' "$L/perf_proc2.log" | head -40
+  # RMA beside NVSHMEM, 2 PEs as processes (the other PE idles on the host, so no time slicing).
+  rma=(--gpu --reps 3 --warmup 10 --iters 200 --rep-bytes 1G --timeout 170 --pes 2 --anchors nvshmem)
+  if [[ " $parts " == *" proc "* ]]; then
+    step perf_proc2_lat 180 "$B/rshmem-perf" "${rma[@]}" --ops put_lat,get_lat,p,g,fetch_add --begin 8 --end 4K --factor 8 --out "$L/perf_proc2_lat"
+    grep -E '^(put|get|p |g |fetch)' "$L/perf_proc2_lat.log" | head -30
+    step perf_proc2_bw 180 "$B/rshmem-perf" "${rma[@]}" --ops put_bw,get_bw,put_bw_block --begin 64K --end 1G --factor 16 --out "$L/perf_proc2_bw"
+    grep -E '^(put|get)' "$L/perf_proc2_bw.log" | head -30
+  fi
+  # On-stream collectives of 1 PE beside NCCL with one rank.
+  if [[ " $parts " == *" one "* ]]; then
+    step perf_one 200 "$B/rshmem-perf" --gpu --reps 3 --warmup 10 --iters 100 --rep-bytes 2G --timeout 190 --pes 1 --anchors nccl \
+      --ops reduce_on_stream,broadcast_on_stream,alltoall_on_stream,fcollect_on_stream,barrier_on_stream --begin 8 --end 1G --factor 32 --out "$L/perf_one"
+    grep -E '_on_stream' "$L/perf_one.log" | head -40
+  fi
   ;;
 python)
   OUT=$L/python bash crates/rshmem-py/tests/gpu_check.sh > "$L/python.log" 2>&1; rc=$?

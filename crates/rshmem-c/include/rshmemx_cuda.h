@@ -61,6 +61,11 @@ void rshmemx_putmem(void *dest, const void *source, size_t nelems, int pe);
 void rshmemx_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void rshmemx_getmem(void *dest, const void *source, size_t nelems, int pe);
 void rshmemx_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+/* Relayed through relay_pe, whose runtime carries the bytes on to pe (complete at return;
+ * the relay must be reached by the staged UCX protocol: GPU PEs, a relay on another host or
+ * RSHMEM_REMOTE_ENGINE=ucx; CPU PEs too, with RSHMEM_UCX_PROTOCOL=am). */
+void rshmemx_relay_putmem(void *dest, const void *source, size_t nelems, int pe, int relay_pe);
+void rshmemx_relay_getmem(void *dest, const void *source, size_t nelems, int pe, int relay_pe);
 
 /* ---- Stream-ordered RMA, signals, waits, ordering and barriers ---- */
 void rshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe, rshmemx_stream_t stream);

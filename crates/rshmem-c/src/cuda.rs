@@ -242,10 +242,52 @@ unsafe fn get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: 
     g.write_device(dest as u64, &staged).or_exit(call)
 }
 
+/// The relay PE argument of the relay routines (a negative one ends the job, naming it).
+fn relay_arg(call: &str, c: &rshmem::Ctx, relay_pe: c_int) -> usize {
+    usize::try_from(relay_pe).unwrap_or_else(|_| crate::state::bad_pe(call, "relay_pe", relay_pe.into(), c.n_pes()))
+}
+
+/// `rshmemx_relay_putmem`: [`put_any`] through `relay_pe` (`Ctx::relay_putmem`); also on
+/// CPU PEs (host memory).
+unsafe fn relay_put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) {
+    let c = rt(call);
+    let (pe, relay_pe) = (pe_arg(call, c, pe), relay_arg(call, c, relay_pe));
+    if nelems == 0 {
+        return;
+    }
+    let Some(g) = c.gpu().filter(|g| local_is_device(g, source)) else {
+        // SAFETY: host memory of `nelems` bytes (the routine's contract).
+        let src = unsafe { crate::state::local(call, "source", source, nelems) };
+        return c.relay_putmem(dest as usize, src, pe, relay_pe).or_exit(call);
+    };
+    let mut staged = vec![0u8; nelems];
+    g.read_device(&mut staged, source as u64).or_exit(call);
+    c.relay_putmem(dest as usize, &staged, pe, relay_pe).or_exit(call)
+}
+
+/// `rshmemx_relay_getmem`, the reverse of [`relay_put_any`].
+unsafe fn relay_get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) {
+    let c = rt(call);
+    let (pe, relay_pe) = (pe_arg(call, c, pe), relay_arg(call, c, relay_pe));
+    if nelems == 0 {
+        return;
+    }
+    let Some(g) = c.gpu().filter(|g| local_is_device(g, dest)) else {
+        // SAFETY: room for `nelems` bytes at `dest` (the routine's contract).
+        let dst = unsafe { crate::state::local_mut(call, "dest", dest, nelems) };
+        return c.relay_getmem(dst, source as usize, pe, relay_pe).or_exit(call);
+    };
+    let mut staged = vec![0u8; nelems];
+    c.relay_getmem(&mut staged, source as usize, pe, relay_pe).or_exit(call);
+    g.write_device(dest as u64, &staged).or_exit(call)
+}
+
 c_fn!(putmem, "putmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| put_any(call, dest, source, nelems, pe));
 c_fn!(putmem_nbi, "putmem_nbi", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| put_any(call, dest, source, nelems, pe));
 c_fn!(getmem, "getmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| get_any(call, dest, source, nelems, pe));
 c_fn!(getmem_nbi, "getmem_nbi", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| get_any(call, dest, source, nelems, pe));
+c_fn!(relay_putmem, "relay_putmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) = |call| relay_put_any(call, dest, source, nelems, pe, relay_pe));
+c_fn!(relay_getmem, "relay_getmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) = |call| relay_get_any(call, dest, source, nelems, pe, relay_pe));
 
 // ---- stream-ordered RMA, signals, waits, ordering ----
 
@@ -618,7 +660,7 @@ pub(crate) const SETUP: &[Routine] = routines![
     buffer_unregister
 ];
 /// Host RMA whose local side may be device memory.
-pub(crate) const HOST_RMA: &[Routine] = routines![putmem, putmem_nbi, getmem, getmem_nbi];
+pub(crate) const HOST_RMA: &[Routine] = routines![putmem, putmem_nbi, getmem, getmem_nbi, relay_putmem, relay_getmem];
 /// Untyped stream-ordered routines.
 pub(crate) const STREAM: &[Routine] = routines![
     putmem_on_stream,

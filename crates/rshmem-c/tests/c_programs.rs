@@ -116,6 +116,7 @@ const PROGRAMS: &[&str] = &[
     "shmemx.c",
     "cxx_conform.cpp",
     "sessions.c",
+    "relay.c",
 ];
 
 #[test]
@@ -266,6 +267,22 @@ fn align() {
 #[test]
 fn host_memory() {
     program("host_memory.c", &[2]);
+}
+
+/// `rshmemx_relay_putmem` / `_getmem` on CPU PEs, every pair through the staged UCX
+/// protocol (skipped, saying why, where libucp cannot be loaded).
+#[test]
+fn relay() {
+    if let Err(e) = rshmem::ucx_available() {
+        println!("SKIPPED: relays need the staged UCX protocol: {e}");
+        return;
+    }
+    let exe = build("relay.c");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oshrun"));
+    cmd.args(["-np", "3", "--timeout", JOB_TIMEOUT]).arg(&exe);
+    cmd.env("RSHMEM_TRANSPORT", "ucx").env("RSHMEM_UCX_PROTOCOL", "am").env("UCX_TLS", "tcp");
+    let out = cmd.output().expect("run oshrun");
+    assert!(out.status.success(), "relay.c on 3 PEs exited with {:?}:\n{}", out.status.code(), text(&out));
 }
 
 /// The shmemx.h extensions.

@@ -31,6 +31,9 @@
 //   Sources and destinations in local memory of the kernel must be global device memory
 //   (the proxy and the copy engine read and write them, not the calling thread).
 //
+// Relays (`rshmemx_relay_putmem_nbi` / `getmem_nbi`, after ACLSHMEM's relay puts): the bytes
+// travel to a third PE, whose runtime carries them on to the final PE (see "relays" below).
+//
 // Also here: batched submission (`rshmemx_batch_*`: several remote or copy-engine requests
 // in one ring entry), 2-D puts and gets (`rshmemx_put2d_nbi` by the SM or the proxy,
 // `rshmemx_ce_put2d_nbi` on the copy engine), L2 prefetch
@@ -134,6 +137,16 @@ __device__ __forceinline__ void rshmemx_remote_getmem_nbi(void* dst, const void*
     __device__ __forceinline__ void rshmemx_ce_getmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe) {   \
         sync;                                                                                                            \
         if (leader) rshmemx_ce_getmem_nbi(dst, src, n, pe);                                                              \
+    }                                                                                                                    \
+    __device__ __forceinline__ void rshmemx_relay_putmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe,     \
+                                                                    int relay_pe) {                                      \
+        sync;                                                                                                            \
+        if (leader) rshmemx_relay_putmem_nbi(dst, src, n, pe, relay_pe);                                                 \
+    }                                                                                                                    \
+    __device__ __forceinline__ void rshmemx_relay_getmem_nbi##scope(void* dst, const void* src, rshmem_size_t n, int pe,     \
+                                                                    int relay_pe) {                                      \
+        sync;                                                                                                            \
+        if (leader) rshmemx_relay_getmem_nbi(dst, src, n, pe, relay_pe);                                                 \
     }
 
 // Completes this PE's remote-engine requests to `pe`.
@@ -181,6 +194,49 @@ RSHMEM_AMO_STANDARD_TYPES(RSHMEMI_REMOTE_AMO)
 RSHMEM_AMO_STANDARD_TYPES_ALT(RSHMEMI_REMOTE_AMO)
 RSHMEM_AMO_BITWISE_TYPES(RSHMEMI_REMOTE_AMO_BIT)
 RSHMEM_AMO_BITWISE_TYPES_ALT(RSHMEMI_REMOTE_AMO_BIT)
+
+// ---------------------------------------------------------------- relays
+
+// A relayed request: the bytes go to `relay_pe` (through the remote engine, or the proxy's
+// path when the relay is on another host), whose runtime carries them on to `pe` with its
+// own means (its mapping when `pe` shares its host, else its own network path). `pe` and
+// `relay_pe` must differ, and neither may be this PE.
+__device__ __forceinline__ void rshmemi_relay(const char* call, unsigned kind, int pe, int relay_pe, const void* sym, rshmem_size_t n,
+                                              const void* local, const void* inl) {
+    rshmemi_engine_pe(call, pe);
+    rshmemi_engine_pe(call, relay_pe);
+    rshmemi_check(call, sym, n, pe);
+    int me = rshmem_state.my_pe;
+    if (relay_pe == pe) rshmemi_fail(call, "the relay PE is the final PE itself", pe, (rshmem_u64)relay_pe, n);
+    if (pe == me || relay_pe == me) rshmemi_fail(call, "a PE cannot relay to itself or through itself", pe, (rshmem_u64)relay_pe, n);
+    if (!(rshmemi_reach(relay_pe) & (RSHMEMI_REACH_REMOTE | RSHMEMI_REACH_PROXY)))
+        rshmemi_fail(call,
+                     "the relay PE is not reached by the staged UCX protocol (a relay on another host, or RSHMEM_REMOTE_ENGINE=ucx)",
+                     pe, (rshmem_u64)relay_pe, n);
+    rshmem_u64 t;
+    rshmemi_proxy_post(call, kind, pe, sym, n, local, inl, 0, (rshmem_u64)relay_pe, 0, RSHMEMI_PX_REMOTE, &t);
+    // Complete at rshmemx_remote_quiet of either PE, and at fence (a relayed put can be
+    // overtaken by later direct stores to `pe`).
+    rshmemi_note_remote(pe, t, true);
+    rshmemi_note_remote(relay_pe, t, true);
+}
+
+// Thread scope: `n` bytes from `src` to `dst` on `pe`, through `relay_pe`. Up to 64 bytes
+// travel inline (the source is free at once); a larger source (global memory) must stay
+// unchanged until a quiet. Complete at rshmem_quiet, rshmemx_remote_quiet(pe or relay_pe)
+// or rshmem_fence.
+__device__ __forceinline__ void rshmemx_relay_putmem_nbi(void* dst, const void* src, rshmem_size_t n, int pe, int relay_pe) {
+    if (n == 0) return;
+    bool inl = n <= RSHMEMI_PX_INLINE;
+    rshmemi_relay("rshmemx_relay_putmem_nbi", RSHMEMI_PX_RELAY_PUT, pe, relay_pe, dst, n, inl ? 0 : src, inl ? src : 0);
+}
+
+// Thread scope: `n` bytes from `src` on `pe` into `dst` (global memory here), through
+// `relay_pe`; `dst` holds them after a quiet.
+__device__ __forceinline__ void rshmemx_relay_getmem_nbi(void* dst, const void* src, rshmem_size_t n, int pe, int relay_pe) {
+    if (n == 0) return;
+    rshmemi_relay("rshmemx_relay_getmem_nbi", RSHMEMI_PX_RELAY_GET, pe, relay_pe, src, n, dst, 0);
+}
 
 // ---------------------------------------------------------------- copy engine
 

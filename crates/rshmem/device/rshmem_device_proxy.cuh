@@ -39,6 +39,8 @@
 #define RSHMEMI_PX_BATCH 6u
 #define RSHMEMI_PX_CE_PUT2D 7u  // len: row bytes; operand: rows; compare: dst pitch << 32 | src pitch
 #define RSHMEMI_PX_CE_GET2D 8u
+#define RSHMEMI_PX_RELAY_PUT 9u  // pe: the final PE; operand: the relay PE
+#define RSHMEMI_PX_RELAY_GET 10u
 #define RSHMEMI_PX_WAIT 1u
 #define RSHMEMI_PX_REMOTE 2u
 #define RSHMEMI_PX_INLINE 64u
@@ -89,12 +91,18 @@ struct rshmemi_proxy_done {
 };
 
 // Reach flags of `pe` (0 when this PE has no proxy).
+// The flags are written once, before the proxy starts, so they are read through the
+// read-only data cache.
 __device__ __forceinline__ unsigned rshmemi_reach(int pe) {
-    return rshmem_state.proxy_ring != 0 ? ((const unsigned char*)rshmem_state.proxy_peers)[pe] : 0u;
+    return rshmem_state.proxy_ring != 0 ? __ldg((const unsigned char*)rshmem_state.proxy_peers + pe) : 0u;
 }
 
-// Whether operations on `pe` go through the proxy.
-__device__ __forceinline__ bool rshmemi_proxied(int pe) { return (rshmemi_reach(pe) & RSHMEMI_REACH_PROXY) != 0; }
+// Whether operations on `pe` go through the proxy. When every PE is mapped (`proxied` 0,
+// from the constant bank) the answer costs no memory load: a dependent load of the flags
+// before every g / p would add to the latency of each.
+__device__ __forceinline__ bool rshmemi_proxied(int pe) {
+    return rshmem_state.proxied != 0 && (rshmemi_reach(pe) & RSHMEMI_REACH_PROXY) != 0;
+}
 
 // Word `i` of the proxy's device area.
 __device__ __forceinline__ rshmem_u64* rshmemi_pxw(int i) { return (rshmem_u64*)rshmem_state.proxy_head + i; }

@@ -79,6 +79,8 @@ struct rshmem_device_state {
     int coll_sets; // Sets per team and numbering space.
     int coll_proto; // Forced protocol (0 auto, 1 simple, 2 LL, 3 LL128).
     int one_device; // 1 when every PE this one maps is on this PE's GPU (thread PEs, or processes sharing one GPU): fences, signals and barrier counters then need only GPU scope.
+    int proxied; // PEs reached only through the host proxy (0: every PE is mapped, so the device API never reads the reach flags on its load/store path).
+    int reserved; // Unused: keeps the struct free of padding (0).
 };
 
 // The type tables (src/types.rs): X(name, C type) or X(name, C type, atomic word type).

@@ -324,7 +324,8 @@ fn transport_table(
     let base = heap.base(heap.my_pe());
     let waits = Waits { poll_window: config.ucx_poll, watcher: watcher.clone() };
     let ucx: Arc<dyn Transport> = if staged || config.ucx_protocol == UcxProtocol::Am {
-        let t = Arc::new(StagedTransport::new(boot, base, serve, waits, mapped.clone(), heap.stride())?);
+        let reaches = (0..n_pes).map(|pe| heap.is_mapped(pe)).collect();
+        let t = Arc::new(StagedTransport::new(boot, base, serve, waits, (mapped.clone(), reaches), heap.stride())?);
         heap.set_segment_hook(boot, t.clone())?;
         t
     } else {

@@ -59,3 +59,46 @@ fn an_unknown_ucx_protocol_is_refused_by_name() {
     let all = format!("{}{}", job.stdout, job.stderr);
     assert!(all.contains("RSHMEM_UCX_PROTOCOL") && all.contains("smoke-signals") && all.contains("not rma or am"), "{all}");
 }
+
+#[test]
+fn relayed_puts_and_gets_arrive_through_every_relay() {
+    if !ucx_present() {
+        return;
+    }
+    // Every PE through UCX: each relay carries the request on through its own UCX
+    // endpoint to the final PE.
+    staged(4, "pe_relay", &[]).assert_all(4, &RELAY_CHECKS);
+}
+
+#[test]
+fn relays_across_two_simulated_hosts_reach_the_relays_neighbours() {
+    if !ucx_present() {
+        return;
+    }
+    // Two hosts of two PEs (RSHMEM_HOST): a PE relays only through the other host's PEs,
+    // which carry a block on to their own neighbour through their mapping, or back to the
+    // origin's host through UCX.
+    let script = "PE=${RSHMEM_PE:-$PMIX_RANK}; RSHMEM_HOST=h$((PE / 2)) exec \"$0\" \"$@\"";
+    let prog = example("pe_relay");
+    let env = [("RSHMEM_TRANSPORT", "auto"), ("RSHMEM_UCX_PROTOCOL", "am"), ("UCX_TLS", "tcp")];
+    let job = run_program_env(4, std::path::Path::new("/bin/sh"), &["-c", script, prog.to_str().expect("utf-8 path")], &env, 180);
+    job.assert_ok().assert_all(4, &RELAY_CHECKS);
+}
+
+#[test]
+fn relays_are_refused_by_name_where_the_transport_cannot_relay() {
+    let job = run(3, "pe_relay", &["refused"]);
+    job.assert_ok().assert_all(3, &["refused.relay_needs_the_staged_protocol", "refused.nothing_moved"]);
+}
+
+const RELAY_CHECKS: [&str; 9] = [
+    "relay.put",
+    "relay.put_stays_in_range",
+    "relay.get",
+    "relay.every_block_arrived_once",
+    "errors.relay_is_the_final_pe",
+    "errors.relay_through_self",
+    "errors.relay_to_self",
+    "errors.relay_pe_out_of_range",
+    "errors.relay_get_past_the_allocation",
+];

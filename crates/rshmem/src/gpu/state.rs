@@ -133,6 +133,11 @@ c_struct! {
     /// 1 when every PE this one maps is on this PE's GPU (thread PEs, or processes sharing
     /// one GPU): fences, signals and barrier counters then need only GPU scope.
     pub one_device: i32,
+    /// PEs reached only through the host proxy (0: every PE is mapped, so the device API
+    /// never reads the reach flags on its load/store path).
+    pub proxied: i32,
+    /// Unused: keeps the struct free of padding (0).
+    pub reserved: i32,
 }}
 
 /// Barrier rounds per team (as `RSHMEM_MAX_ROUNDS` in the header).

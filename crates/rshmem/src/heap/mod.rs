@@ -300,6 +300,11 @@ impl SymmetricHeap {
         self.reservation.base() + pe * self.stride
     }
 
+    /// Whether `pe`'s heap is mapped here (this PE's always is).
+    pub fn is_mapped(&self, pe: usize) -> bool {
+        pe == self.my_pe || self.mapped.get(pe).copied().unwrap_or(false)
+    }
+
     /// Every PE's heap base, in PE order (a peer's is usable only if it is mapped).
     pub fn bases(&self) -> Vec<usize> {
         (0..self.n_pes).map(|pe| self.base(pe)).collect()

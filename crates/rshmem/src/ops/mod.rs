@@ -11,5 +11,6 @@ pub mod lock;
 pub mod on_stream;
 pub mod order;
 pub mod p2p;
+pub mod relay;
 pub mod rma;
 pub mod signal;

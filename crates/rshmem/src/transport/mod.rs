@@ -118,6 +118,30 @@ pub trait Transport: Send + Sync + Debug {
     fn quiet(&self, pe: Option<usize>) -> Result<()>;
     /// A directly usable address of `pe`'s heap byte at `offset`, when it is mapped.
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize>;
+    /// Whether [`Transport::relay_put`] and [`Transport::relay_get`] reach `relay_pe`
+    /// (false by default: only the staged UCX protocol relays).
+    fn relays(&self, relay_pe: usize) -> bool {
+        let _ = relay_pe;
+        false
+    }
+    /// Sends `src` to `relay_pe`, which carries it on to `pe`'s heap at `offset` with its
+    /// own means. Complete at `quiet` (of `relay_pe`); not ordered with direct operations
+    /// on `pe`.
+    fn relay_put(&self, relay_pe: usize, pe: usize, offset: usize, src: &[u8]) -> Result<()> {
+        let _ = (pe, offset, src);
+        Err(crate::Error::Unsupported {
+            call: "relay_put",
+            detail: format!("the {} transport does not relay (to PE {relay_pe})", self.name()),
+        })
+    }
+    /// Reads `dst.len()` bytes of `pe`'s heap at `offset` through `relay_pe`.
+    fn relay_get(&self, relay_pe: usize, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let _ = (pe, offset, dst);
+        Err(crate::Error::Unsupported {
+            call: "relay_get",
+            detail: format!("the {} transport does not relay (to PE {relay_pe})", self.name()),
+        })
+    }
     /// The instance that carries the operations of a new communication context, with
     /// completion state of its own: its `quiet` waits only for operations issued through
     /// it, never for another context's. Dropping it closes the context's resources.

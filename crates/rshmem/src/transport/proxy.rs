@@ -55,6 +55,8 @@ const KIND_CE_GET: u32 = 5;
 const KIND_BATCH: u32 = 6;
 const KIND_CE_PUT2D: u32 = 7;
 const KIND_CE_GET2D: u32 = 8;
+const KIND_RELAY_PUT: u32 = 9;
+const KIND_RELAY_GET: u32 = 10;
 const FLAG_WAIT: u32 = 1;
 const FLAG_REMOTE: u32 = 2;
 const INLINE: usize = 64;
@@ -219,6 +221,7 @@ impl Proxy {
             st.proxy_head = device_area;
             st.proxy_peers = device_area + 256;
             st.proxy_slots = SLOTS as u64;
+            st.proxied = flags.iter().filter(|&&f| f & REACH_PROXY != 0).count() as i32;
         })?;
         let t = inner.clone();
         let handle = std::thread::Builder::new()
@@ -242,6 +245,11 @@ impl Proxy {
     /// Whether remote-engine requests reach `pe`.
     pub fn reaches_remote(&self, pe: usize) -> bool {
         self.inner.reach_remote.get(pe).copied().unwrap_or(false)
+    }
+
+    /// The remote engine's transport, if this PE has one.
+    pub(crate) fn remote_engine(&self) -> Option<&dyn Transport> {
+        self.inner.remote.as_deref()
     }
 
     /// Carries out what is in the ring, completes it, and ends the thread. Idempotent.
@@ -386,6 +394,38 @@ impl Inner {
         }
     }
 
+    /// The transport that relays through `relay`: the table's (a peer on another host) or
+    /// the remote engine's.
+    fn relay_transport(&self, relay: usize) -> std::result::Result<&dyn Transport, String> {
+        let table = self.transports.to(relay);
+        if table.relays(relay) {
+            return Ok(table);
+        }
+        match &self.remote {
+            Some(t) if t.relays(relay) => Ok(&**t),
+            _ => Err(format!("no staged UCX path reaches the relay PE {relay} (a relay on another host, or RSHMEM_REMOTE_ENGINE=ucx)")),
+        }
+    }
+
+    /// A relayed put or get of `len` bytes between device memory at `local` and transport
+    /// offset `at` on `pe`, through `relay`, staged through host memory in pieces.
+    #[allow(clippy::too_many_arguments)]
+    fn relayed_rma(&self, put: bool, relay: usize, pe: usize, at: usize, local: u64, len: usize, staging: &mut [u8]) -> Result<()> {
+        let t = self.relay_transport(relay).map_err(|detail| Error::Unsupported { call: "rshmemx_relay", detail })?;
+        let cuda = &self.gpu.cuda;
+        for done in (0..len).step_by(STAGING) {
+            let buf = &mut staging[..(len - done).min(STAGING)];
+            if put {
+                cuda.dtoh(buf, local + done as u64)?;
+                t.relay_put(relay, pe, at + done, buf)?;
+            } else {
+                t.relay_get(relay, pe, at + done, buf)?;
+                cuda.htod(local + done as u64, buf)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A bulk put (`put`) or get of `len` bytes between device memory at `local` and
     /// transport offset `at` on `pe`, staged through host memory in pieces.
     fn staged_rma(&self, t: &dyn Transport, put: bool, pe: usize, at: usize, local: u64, len: usize, staging: &mut [u8]) -> Result<()> {
@@ -496,6 +536,9 @@ impl Inner {
         }
         let what = || format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset);
         let (pe, offset, len) = self.target(s.pe, s.offset, s.len).map_err(|m| format!("{}: {m}", what()))?;
+        if s.kind == KIND_RELAY_PUT || s.kind == KIND_RELAY_GET {
+            return self.carry_out_relay(ticket, idx, &s, (pe, offset, len), w).map_err(|e| format!("{}: {e}", what()));
+        }
         let t = self.transport_for(pe, s.flags & FLAG_REMOTE != 0).map_err(|m| format!("{}: {m}", what()))?;
         let at = self.host_offset + offset;
         let moved = |e: Error| format!("{}: {e}", what());
@@ -557,6 +600,36 @@ impl Inner {
             k => return Err(format!("{}: unknown kind {k}", what())),
         };
         self.answer(ticket, idx, s.flags, value);
+        Ok(())
+    }
+
+    /// Carries out a relayed put or get (`s.operand`: the relay PE) to `pe`'s heap range.
+    fn carry_out_relay(&self, ticket: u64, idx: usize, s: &Slot, (pe, offset, len): (usize, usize, usize), w: &mut Work) -> Result<()> {
+        let relay = usize::try_from(s.operand).ok().filter(|&r| r < self.n_pes && r != pe && r != self.my_pe && pe != self.my_pe);
+        let relay = relay.ok_or_else(|| Error::InvalidArgument {
+            call: "rshmemx_relay",
+            arg: "relay_pe",
+            detail: format!("relay PE {} for final PE {pe}: the two must differ and neither may be this PE", s.operand),
+            pe: self.my_pe,
+        })?;
+        let at = self.host_offset + offset;
+        if s.kind == KIND_RELAY_PUT && s.local == 0 {
+            if len > INLINE {
+                return Err(Error::InvalidArgument {
+                    call: "rshmemx_relay",
+                    arg: "n",
+                    detail: format!("inline payload over {INLINE} bytes"),
+                    pe: self.my_pe,
+                });
+            }
+            let bytes: Vec<u8> = s.data.iter().flat_map(|w| w.to_le_bytes()).take(len).collect();
+            self.relay_transport(relay)
+                .map_err(|detail| Error::Unsupported { call: "rshmemx_relay", detail })?
+                .relay_put(relay, pe, at, &bytes)?;
+        } else {
+            self.relayed_rma(s.kind == KIND_RELAY_PUT, relay, pe, at, s.local, len, w.staging)?;
+        }
+        self.answer(ticket, idx, s.flags, 0);
         Ok(())
     }
 }
@@ -632,6 +705,8 @@ mod tests {
             ("PX_BATCH", KIND_BATCH),
             ("PX_CE_PUT2D", KIND_CE_PUT2D),
             ("PX_CE_GET2D", KIND_CE_GET2D),
+            ("PX_RELAY_PUT", KIND_RELAY_PUT),
+            ("PX_RELAY_GET", KIND_RELAY_GET),
             ("PX_WAIT", FLAG_WAIT),
             ("PX_REMOTE", FLAG_REMOTE),
             ("REACH_PROXY", REACH_PROXY.into()),

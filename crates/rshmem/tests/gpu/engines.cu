@@ -349,3 +349,34 @@ extern "C" __global__ void en_xfer(char* dst, const char* src, u64 n, int engine
     __syncthreads();
     if (threadIdx.x == 0) atomicMax(&t[1], rshmem_globaltimer());
 }
+
+// A relayed put (`get` = 0) or get of `n` bytes with `pe` through `relay` at `scope`, then
+// rshmem_quiet (qmode 1) or the remote engine's quiet of the final PE (qmode 0).
+extern "C" __global__ void en_relay(char* dst, const char* src, u64 n, int scope, int get, int qmode, int pe, int relay) {
+    if (in_scope(scope)) {
+        if (!get) {
+            if (scope == 0) rshmemx_relay_putmem_nbi(dst, src, n, pe, relay);
+            else if (scope == 1) rshmemx_relay_putmem_nbi_warp(dst, src, n, pe, relay);
+            else rshmemx_relay_putmem_nbi_block(dst, src, n, pe, relay);
+        } else {
+            if (scope == 0) rshmemx_relay_getmem_nbi(dst, src, n, pe, relay);
+            else if (scope == 1) rshmemx_relay_getmem_nbi_warp(dst, src, n, pe, relay);
+            else rshmemx_relay_getmem_nbi_block(dst, src, n, pe, relay);
+        }
+    }
+    engine_quiet(qmode == 1 ? EN_SM : EN_REMOTE, qmode, pe);
+}
+
+// Timing: one put of `n` bytes to `pe`, relayed through `relay` (relay >= 0) or through the
+// remote engine straight (relay < 0), then the remote quiet of `pe`.
+extern "C" __global__ void en_relay_bench(char* dst, const char* src, u64 n, int pe, int relay) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    if (relay >= 0) rshmemx_relay_putmem_nbi(dst, src, n, pe, relay);
+    else rshmemx_remote_putmem_nbi(dst, src, n, pe);
+    rshmemx_remote_quiet(pe);
+}
+
+// Misuse: a relay through the final PE itself.
+extern "C" __global__ void en_misuse_relay(char* dst, const char* src, int pe) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) rshmemx_relay_putmem_nbi(dst, src, 64, pe, pe);
+}

@@ -6,7 +6,12 @@
 //! engine vs remote put, 4 KiB to 256 MiB; batched vs unbatched requests; the cost of an
 //! empty quiet and fence).
 //!
-//! `engines [all|check|bench|misuse-ce|misuse-remote]` (default all) under
+//! `relay` (3 PEs or more, `RSHMEM_REMOTE_ENGINE=ucx`; the README's run makes them two
+//! simulated hosts with `RSHMEM_HOST`): relayed puts and gets from every PE to every
+//! other through every third PE, at each scope and size, checked byte by byte; then PE 0's
+//! put to PE 2 relayed through PE 1 timed beside the remote engine's direct put.
+//!
+//! `engines [all|check|bench|relay|misuse-ce|misuse-remote|misuse-relay]` (default all) under
 //! `rshmemrun -n 2` (processes) or `rshmemrun -n 2 --pes-per-process 2` (thread PEs).
 //! The remote engine needs a remote transport to the peer: `RSHMEM_REMOTE_ENGINE=ucx`
 //! with `UCX_TLS=tcp` (or `cma`) on one host. Checks of an engine that does not reach the
@@ -62,8 +67,8 @@ struct Reach {
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "all".into());
-    if !["all", "check", "bench", "misuse-ce", "misuse-remote"].contains(&mode.as_str()) {
-        eprintln!("gpu_engines: unknown mode {mode} (all, check, bench, misuse-ce, misuse-remote)");
+    if !["all", "check", "bench", "relay", "misuse-ce", "misuse-remote", "misuse-relay"].contains(&mode.as_str()) {
+        eprintln!("gpu_engines: unknown mode {mode} (all, check, bench, relay, misuse-ce, misuse-remote, misuse-relay)");
         std::process::exit(2);
     }
     run_gpu_program("gpu_engines", |ctx, g| engines(&ctx, &g, &mode))
@@ -108,6 +113,9 @@ fn engines(ctx: &rshmem::Ctx, g: &rshmem::gpu::Gpu, mode: &str) -> bool {
     }
     if mode == "all" || mode == "bench" {
         bench(&mut s, reach);
+    }
+    if mode == "relay" {
+        relay(&mut s);
     }
     s.conclude()
 }
@@ -518,8 +526,12 @@ fn team_map(s: &mut GpuRun) {
 /// The misuse modes: the kernel must stop with the device's message.
 fn misuse(s: &GpuRun, mode: &str) -> ! {
     let GpuRun { ctx, g, m, right, .. } = *s;
-    let (engine, kernel) = if mode == "misuse-ce" { (Engine::CopyEngine, "en_misuse_ce") } else { (Engine::Remote, "en_misuse_remote") };
-    if ctx.engine_reaches(engine, right) {
+    let (engine, kernel) = match mode {
+        "misuse-ce" => (Some(Engine::CopyEngine), "en_misuse_ce"),
+        "misuse-remote" => (Some(Engine::Remote), "en_misuse_remote"),
+        _ => (None, "en_misuse_relay"),
+    };
+    if engine.is_some_and(|e| ctx.engine_reaches(e, right)) {
         eprintln!("gpu_engines: {mode}: the engine reaches PE {right} in this run: nothing to misuse (use RSHMEM_TRANSPORT=ucx for misuse-ce, no RSHMEM_REMOTE_ENGINE for misuse-remote)");
         std::process::exit(2);
     }
@@ -725,4 +737,112 @@ fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usi
             gib / (x / 1e3)
         );
     }
+}
+
+/// Relayed puts and gets: in round (d, r), every PE sends to the PE `d` to its right through
+/// the PE `r` to its right (all distinct), at thread, warp and block scope, 8 B to 3 MiB,
+/// quieted by rshmem_quiet or the remote quiet; every byte of the destination is checked.
+/// Then PE 0's put to PE 2 through PE 1 is timed beside the remote engine's direct put.
+fn relay(s: &mut GpuRun) {
+    let GpuRun { ctx, g, m, me, .. } = *s;
+    let n = ctx.n_pes();
+    if n < 3 {
+        eprintln!("gpu_engines: relay needs at least 3 PEs");
+        std::process::exit(2);
+    }
+    if !(1..n).all(|r| ctx.engine_reaches(Engine::Remote, (me + r) % n)) {
+        eprintln!("gpu_engines: relay needs the remote engine to every peer (RSHMEM_REMOTE_ENGINE=ucx)");
+        std::process::exit(2);
+    }
+    let b = Bulk { src: ctx.alloc::<u8>(NMAX).unwrap(), dst: ctx.alloc::<u8>(NMAX).unwrap() };
+    let local = ctx.alloc::<u8>(NMAX).unwrap();
+    let t0 = std::time::Instant::now();
+    let mut k = 0usize;
+    for d in 1..n {
+        for r in (1..n).filter(|&r| r != d) {
+            let (pe, relay_pe, from) = ((me + d) % n, (me + r) % n, (me + n - d) % n);
+            for len in [8usize, 64, 65, 4099, NMAX] {
+                k += 1;
+                let (scope, qmode, tag) = ((k % 3) as i32, (k % 2) as i32, 100 + k);
+                let sname = ["thread", "warp", "block"][scope as usize];
+                let qname = ["remote quiet", "rshmem_quiet"][qmode as usize];
+                b.src.copy_from(0, &pattern(me, NMAX, tag)).unwrap();
+                b.dst.fill(0xee).expect("local access to the symmetric heap");
+                ctx.barrier_all().unwrap();
+                let args = |dst: &Sym<u8>, get: i32| {
+                    [
+                        a(dst),
+                        a(&b.src),
+                        A::U64(len as u64),
+                        A::I32(scope),
+                        A::I32(get),
+                        A::I32(qmode),
+                        A::I32(pe as i32),
+                        A::I32(relay_pe as i32),
+                    ]
+                };
+                launch(g, m, "en_relay", 1, 64, &args(&b.dst, 0));
+                ctx.barrier_all().unwrap();
+                let got = b.dst.to_vec().expect("local access to the symmetric heap");
+                let bad = (0..NMAX).filter(|&i| got[i] != if i < len { byte_pat(from, i, tag) } else { 0xee }).count();
+                s.ck.case(&format!("relay put {sname} {len} B, {qname}"), bad == 0, || {
+                    format!("{bad} bytes wrong in the put from PE {from} through PE {}", (from + r) % n)
+                });
+                // Get: this PE reads PE `pe`'s source (its pattern, same tag) through the relay.
+                local.fill(0xee).expect("local access to the symmetric heap");
+                launch(g, m, "en_relay", 1, 64, &args(&local, 1));
+                let got = local.to_vec().expect("local access to the symmetric heap");
+                let bad = (0..NMAX).filter(|&i| got[i] != if i < len { byte_pat(pe, i, tag) } else { 0xee }).count();
+                s.ck.case(&format!("relay get {sname} {len} B, {qname}"), bad == 0, || {
+                    format!("{bad} bytes wrong in the get from PE {pe} through PE {relay_pe}")
+                });
+                ctx.barrier_all().unwrap();
+            }
+        }
+    }
+    println!("gpu_engines: PE {me}: relay checks took {:.1} s", t0.elapsed().as_secs_f64());
+    let max = 64usize << 20;
+    let src = ctx.alloc::<u8>(max).unwrap();
+    let dst = ctx.alloc::<u8>(max).unwrap();
+    src.copy_from(0, &pattern(me, max, 7)).unwrap();
+    dst.fill(0xee).expect("local access to the symmetric heap");
+    ctx.barrier_all().unwrap();
+    if me == 0 {
+        println!(
+            "relay: PE 0 to PE 2, one put per launch + remote quiet (launch included), relayed through PE 1 vs the remote engine straight"
+        );
+        println!("{:>12} {:>13} {:>11} {:>13} {:>11}", "bytes", "relayed us", "GB/s", "direct us", "GB/s");
+        let mut bytes = 4096usize;
+        while bytes <= max {
+            let iters = if bytes <= 1 << 20 { 20 } else { 3 };
+            let time = |relay_pe: i32| {
+                let args = [a(&dst), a(&src), A::U64(bytes as u64), A::I32(2), A::I32(relay_pe)];
+                launch(g, m, "en_relay_bench", 1, 1, &args);
+                let mut t = Vec::new();
+                for _ in 0..3 {
+                    let timer = g.timer().unwrap();
+                    timer.start(g.stream()).unwrap();
+                    for _ in 0..iters {
+                        // SAFETY: the argument kinds match en_relay_bench in engines.cu.
+                        unsafe { m.launch("en_relay_bench", LaunchConfig::new(1, 1), None, &args) }.unwrap();
+                    }
+                    t.push(timer.stop_ms(g.stream()).unwrap() as f64 / 1e3 / iters as f64);
+                }
+                g.synchronize().unwrap();
+                median(&mut t)
+            };
+            let (tr, td) = (time(1), time(-1));
+            let gbs = |t: f64| bytes as f64 / t / 1e9;
+            println!("{bytes:>12} {:>13.1} {:>11.3} {:>13.1} {:>11.3}", tr * 1e6, gbs(tr), td * 1e6, gbs(td));
+            bytes *= 4;
+        }
+    }
+    ctx.barrier_all().unwrap();
+    // Every timed put wrote the first bytes of PE 0's source to PE 2: check them there.
+    if me == 2 {
+        let got = dst.to_vec().expect("local access to the symmetric heap");
+        let bad = (0..max).filter(|&i| got[i] != byte_pat(0, i, 7)).count();
+        s.ck.case("relay bench: PE 2 holds PE 0's 64 MiB", bad == 0, || format!("{bad} bytes wrong"));
+    }
+    ctx.barrier_all().unwrap();
 }

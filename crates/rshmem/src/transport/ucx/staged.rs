@@ -19,6 +19,14 @@
 //! is handed to UCX (the payload is copied into the message); the target acknowledges
 //! each, and `quiet` waits until every acknowledgement is in. `get`, `load_word` and the
 //! fetching atomics wait for their reply.
+//!
+//! Relays ([`Transport::relay_put`], `relay_get`): the request goes to the relay PE, whose
+//! progress thread carries it on to the final PE with its own means (this protocol when it
+//! serves that PE, else its mapped transport) and answers the origin only once the final
+//! PE has acknowledged the forwarded put (or replied to the forwarded get). Nothing in
+//! the relay waits inside the progress loop, so two relays through each other cannot
+//! deadlock. A relayed put is complete at the origin's `quiet` (which waits for the relay
+//! PE's acknowledgement); it is not ordered with direct requests to the final PE.
 
 use super::ffi;
 use super::{connect, zeroed, AppWaitEnd, Waits, Worker};
@@ -51,6 +59,10 @@ enum Kind {
     Get = 2,
     Amo = 3,
     Reply = 4,
+    /// A put the receiving (relay) PE carries on to PE `width`.
+    RelayPut = 5,
+    /// A get the receiving (relay) PE fetches from PE `width` and returns.
+    RelayGet = 6,
 }
 
 impl Kind {
@@ -60,6 +72,8 @@ impl Kind {
             2 => Kind::Get,
             3 => Kind::Amo,
             4 => Kind::Reply,
+            5 => Kind::RelayPut,
+            6 => Kind::RelayGet,
             _ => return None,
         })
     }
@@ -163,12 +177,28 @@ impl ServeState {
     }
 }
 
+/// A relayed request this PE carried on to its final PE as its own request `id`: once the
+/// final PE has answered it, the answer goes to `origin` as the reply to `origin_id` (0 for
+/// a put: its acknowledgement). Each relayed request waits for exactly its own answer, so
+/// relays through each other never wait on one another.
+#[derive(Debug)]
+struct Relayed {
+    origin: usize,
+    origin_id: u64,
+    id: u64,
+}
+
 struct Shared {
     w: Worker,
     mail: Box<Mailbox>,
     eps: Vec<ffi::ucp_ep_h>,
-    /// This PE's own transport: carries out requests on its heap.
+    /// This PE's own transport: carries out requests on its heap (and relayed requests
+    /// to the PEs of `me_reaches`, whose heaps it maps).
     me: Arc<dyn Transport>,
+    /// The PEs `me` reaches.
+    me_reaches: Vec<bool>,
+    /// Relayed requests waiting for the final PE's answer.
+    relayed: Mutex<Vec<Relayed>>,
     /// Bytes of each PE's heap span; requests beyond it are refused.
     span: usize,
     /// Next sequence number to each PE.
@@ -258,23 +288,99 @@ impl Shared {
     fn service(&self) -> u32 {
         let Ok(mut st) = self.serve.try_lock() else { return 0 };
         let arrived = std::mem::take(&mut *self.mail.inbox.lock().unwrap_or_else(|p| p.into_inner()));
+        let answered = self.answer_relayed();
         if arrived.is_empty() && st.held.is_empty() {
-            return 0;
+            return answered;
         }
         let ready = st.take_ready(arrived);
         for (h, data) in &ready {
             self.execute(*h, data);
         }
-        ready.len() as u32
+        ready.len() as u32 + answered
     }
 
-    /// Carries out one request on this PE's heap and answers it.
+    /// Answers the origins of relayed requests whose final PE has answered; returns how many.
+    fn answer_relayed(&self) -> u32 {
+        let mut list = self.relayed.lock().unwrap_or_else(|p| p.into_inner());
+        if list.is_empty() {
+            return 0;
+        }
+        let mut done = Vec::new();
+        let mut replies = self.mail.replies.lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(|r| match replies.remove(&r.id) {
+            Some(answer) => {
+                done.push((r.origin, r.origin_id, answer));
+                false
+            }
+            None => true,
+        });
+        drop(replies);
+        drop(list);
+        let n = done.len() as u32;
+        for (origin, id, answer) in done {
+            self.reply(origin, id, 0, answer);
+        }
+        n
+    }
+
+    /// Sends `answer` to `to` as the reply to its request `id` (0: an acknowledgement).
+    fn reply(&self, to: usize, id: u64, offset: u64, answer: Reply) {
+        let mut reply =
+            Header { kind: Kind::Reply, src: self.my_pe(), seq: 0, id, offset, len: 0, width: 0, op: 0, operand: 0, compare: 0 };
+        let body = match answer {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!("{e}");
+                reply.op = 1;
+                e.into_bytes()
+            }
+        };
+        reply.len = body.len() as u64;
+        if let Err(e) = self.send(to, AM_REPLY, &reply.encode(&body)) {
+            // The requester waits for this reply; say why it will not come.
+            tracing::error!("staged reply to PE {to} lost: {e}");
+            self.mail.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.to_string());
+        }
+    }
+
+    /// Carries a relayed request on to its final PE (`h.width`). `Ok(None)`: answered
+    /// later, by [`Shared::answer_relayed`]; `Ok(Some(data))`: complete now (through the
+    /// mapped transport), to be answered at once with `data`.
+    fn relay(&self, h: Header, data: &[u8]) -> std::result::Result<Option<Vec<u8>>, String> {
+        let (me, origin, to) = (self.my_pe(), h.src, h.width as usize);
+        let (offset, len) = (h.offset as usize, h.len as usize);
+        if to >= self.eps.len() || to == me || to == origin {
+            return Err(format!(
+                "PE {me} refused to relay a request of PE {origin} to PE {to}: the final PE must be another PE than the relay and the origin"
+            ));
+        }
+        let put = h.kind == Kind::RelayPut;
+        if !self.eps[to].is_null() {
+            // A put asks for a reply too (not the counted acknowledgement of `quiet`).
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let (kind, payload) = if put { (Kind::Put, data) } else { (Kind::Get, &[][..]) };
+            self.post(to, kind, offset, len, 0, payload, id).map_err(|e| e.to_string())?;
+            let origin_id = if put { 0 } else { h.id };
+            self.relayed.lock().unwrap_or_else(|p| p.into_inner()).push(Relayed { origin, origin_id, id });
+            return Ok(None);
+        }
+        if !self.me_reaches[to] {
+            return Err(format!("PE {me} cannot relay to PE {to}: neither this protocol nor a mapping reaches it from here"));
+        }
+        let done = if put {
+            self.me.put(to, offset, data).and_then(|_| self.me.quiet(Some(to))).map(|_| Vec::new())
+        } else {
+            let mut buf = vec![0u8; len];
+            self.me.get(to, offset, &mut buf).map(|_| buf)
+        };
+        done.map(Some).map_err(|e| e.to_string())
+    }
+
+    /// Carries out one request on this PE's heap (or relays it) and answers it.
     fn execute(&self, h: Header, data: &[u8]) {
         let my_pe = self.my_pe();
-        let mut reply =
-            Header { kind: Kind::Reply, src: my_pe, seq: 0, id: h.id, offset: h.offset, len: 0, width: 0, op: 0, operand: 0, compare: 0 };
         let (offset, len) = (h.offset as usize, h.len as usize);
-        let payload: std::result::Result<Vec<u8>, String> = if offset.checked_add(len).is_none_or(|end| end > self.span) {
+        let answer: Reply = if offset.checked_add(len).is_none_or(|end| end > self.span) {
             Err(format!("PE {my_pe} refused a staged request from PE {}: {len} bytes at offset {offset:#x} lie outside its heap", h.src))
         } else {
             match h.kind {
@@ -291,23 +397,15 @@ impl Shared {
                         .map_err(|e| e.to_string()),
                     None => Err(format!("PE {my_pe}: staged atomic from PE {} has unknown operation {}", h.src, h.op)),
                 },
+                Kind::RelayPut | Kind::RelayGet if h.kind == Kind::RelayGet || data.len() == len => match self.relay(h, data) {
+                    Ok(None) => return,
+                    Ok(Some(b)) => Ok(b),
+                    Err(e) => Err(e),
+                },
                 k => Err(format!("PE {my_pe}: malformed staged {k:?} request from PE {}", h.src)),
             }
         };
-        let body = match payload {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::error!("{e}");
-                reply.op = 1;
-                e.into_bytes()
-            }
-        };
-        reply.len = body.len() as u64;
-        if let Err(e) = self.send(h.src, AM_REPLY, &reply.encode(&body)) {
-            // The requester waits for this reply; say why it will not come.
-            tracing::error!("staged reply to PE {} lost: {e}", h.src);
-            self.mail.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.to_string());
-        }
+        self.reply(h.src, h.id, h.offset, answer);
     }
 
     /// Drives UCX and this PE's requests until `f` has a value (or the hang limit passes).
@@ -330,6 +428,45 @@ impl Shared {
         }
     }
 
+    /// Sends a request without waiting: `id` 0 asks for an acknowledgement (counted in
+    /// `unacked_sent`), any other for a reply filed under `id`.
+    #[allow(clippy::too_many_arguments)]
+    fn post(&self, pe: usize, kind: Kind, offset: usize, len: usize, width: usize, data: &[u8], id: u64) -> Result<()> {
+        self.post_op(
+            pe,
+            Header {
+                kind,
+                src: self.my_pe(),
+                seq: 0,
+                id,
+                offset: offset as u64,
+                len: len as u64,
+                width: width as u64,
+                op: 0,
+                operand: 0,
+                compare: 0,
+            },
+            data,
+        )
+    }
+
+    /// [`Shared::post`] of a whole header (its `seq` and `src` are filled in here).
+    fn post_op(&self, pe: usize, mut h: Header, data: &[u8]) -> Result<()> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(Error::Transport {
+                call: "ucx-am",
+                detail: format!("staged {:?} to PE {pe} after finalize", h.kind),
+                pe: self.my_pe(),
+            });
+        }
+        if h.id == 0 {
+            self.unacked_sent[pe].fetch_add(1, Ordering::Relaxed);
+        }
+        h.src = self.my_pe();
+        h.seq = self.next_seq[pe].fetch_add(1, Ordering::Relaxed);
+        self.send(pe, AM_REQUEST, &h.encode(data))
+    }
+
     /// Sends a request; with `reply`, waits for and returns the answer.
     #[allow(clippy::too_many_arguments)]
     fn request(
@@ -346,17 +483,9 @@ impl Shared {
         reply: bool,
     ) -> Result<Option<Vec<u8>>> {
         let fail = |detail: String| Error::Transport { call: "ucx-am", detail, pe: self.my_pe() };
-        if self.closed.load(Ordering::Relaxed) {
-            return Err(fail(format!("staged {kind:?} to PE {pe} after finalize")));
-        }
         let id = if reply { self.next_id.fetch_add(1, Ordering::Relaxed) } else { 0 };
-        if !reply {
-            self.unacked_sent[pe].fetch_add(1, Ordering::Relaxed);
-        }
-        let seq = self.next_seq[pe].fetch_add(1, Ordering::Relaxed);
-        let h =
-            Header { kind, src: self.my_pe(), seq, id, offset: offset as u64, len: len as u64, width: width as u64, op, operand, compare };
-        self.send(pe, AM_REQUEST, &h.encode(data))?;
+        let h = Header { kind, src: 0, seq: 0, id, offset: offset as u64, len: len as u64, width: width as u64, op, operand, compare };
+        self.post_op(pe, h, data)?;
         if !reply {
             return Ok(None);
         }
@@ -421,15 +550,17 @@ impl std::fmt::Debug for StagedTransport {
 impl StagedTransport {
     /// Collective: opens UCX with active messages, registers the handlers, connects to
     /// the PEs in `serve` and starts the progress thread. `me` carries out peers'
-    /// requests on this PE's heap; `span` bounds the offsets accepted (one PE's heap span).
+    /// requests on this PE's heap, and relayed ones on the PEs it reaches (the flags beside
+    /// it); `span` bounds the offsets accepted (one PE's heap span).
     pub fn new(
         boot: &mut dyn Bootstrap,
         my_base: usize,
         serve: &[bool],
         waits: Waits,
-        me: Arc<dyn Transport>,
+        me: (Arc<dyn Transport>, Vec<bool>),
         span: usize,
     ) -> Result<StagedTransport> {
+        let (me, me_reaches) = me;
         let n_pes = boot.size();
         let mail = Box::new(Mailbox {
             inbox: Mutex::new(Vec::new()),
@@ -463,6 +594,8 @@ impl StagedTransport {
             mail,
             eps,
             me,
+            me_reaches,
+            relayed: Mutex::new(Vec::new()),
             span,
             next_seq: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
             unacked_sent: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
@@ -572,6 +705,26 @@ impl Transport for StagedTransport {
 
     fn direct_address(&self, _pe: usize, _offset: usize) -> Option<usize> {
         None
+    }
+
+    fn relay_put(&self, relay_pe: usize, pe: usize, offset: usize, src: &[u8]) -> Result<()> {
+        for (i, piece) in src.chunks(MAX_PIECE).enumerate() {
+            let at = offset + i * MAX_PIECE;
+            self.s.request(relay_pe, Kind::RelayPut, at, piece.len(), pe, 0, 0, 0, piece, false)?;
+        }
+        Ok(())
+    }
+
+    fn relay_get(&self, relay_pe: usize, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
+        for (i, piece) in dst.chunks_mut(MAX_PIECE).enumerate() {
+            let at = offset + i * MAX_PIECE;
+            piece.copy_from_slice(&self.s.ask(relay_pe, Kind::RelayGet, at, piece.len(), pe, 0, 0, 0, piece.len())?);
+        }
+        Ok(())
+    }
+
+    fn relays(&self, relay_pe: usize) -> bool {
+        self.s.eps.get(relay_pe).is_some_and(|ep| !ep.is_null())
     }
 }
 
