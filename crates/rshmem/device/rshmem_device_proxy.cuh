@@ -184,8 +184,10 @@ __device__ __forceinline__ rshmem_u64 rshmemi_proxy_issue(const char* call, unsi
 
 // Waits until the proxy's control word `word` reaches `target`, with the value last seen
 // cached in device word `seen` (so a wait that is already satisfied stays on the GPU).
+// Nothing to wait for when `target` is 0 (no such request was ever issued).
 __device__ __forceinline__ void rshmemi_proxy_wait_word(const char* call, int word, int seen, rshmem_u64 target) {
-    if (target == 0 || *(volatile rshmem_u64*)rshmemi_pxw(seen) >= target) {
+    if (target == 0) return;
+    if (*(volatile rshmem_u64*)rshmemi_pxw(seen) >= target) {
         __threadfence_system();
         return;
     }
@@ -225,9 +227,14 @@ __device__ __forceinline__ rshmem_u64 rshmemi_proxy_amo(const char* call, const 
 
 // Completes every proxy request issued so far by this PE, of every engine (implicit
 // proxy puts, remote-engine and copy-engine requests, batches).
-__device__ __forceinline__ void rshmemi_proxy_quiet(const char* call) {
-    if (rshmem_state.proxy_ring == 0) return;
-    rshmem_u64 issued = atomicAdd(rshmemi_pxw(RSHMEMI_PXW_HEAD), 0ull);
+// rshmem_quiet's part for the proxy, in two halves around the memory fence so that the
+// reads of the proxy's words overlap the fence: `rshmemi_proxy_issued` reads how many
+// requests were issued (this thread's own tickets are among them: its atomicAdd on the
+// counter came first in program order), `rshmemi_proxy_quiet_upto` waits for them.
+__device__ __forceinline__ rshmem_u64 rshmemi_proxy_issued() {
+    return rshmem_state.proxy_ring == 0 ? 0 : *(volatile rshmem_u64*)rshmemi_pxw(RSHMEMI_PXW_HEAD);
+}
+__device__ __forceinline__ void rshmemi_proxy_quiet_upto(const char* call, rshmem_u64 issued) {
     rshmemi_proxy_wait_word(call, RSHMEMI_PXC_COMPLETED, RSHMEMI_PXW_COMPLETED_SEEN, issued);
 }
 
