@@ -34,6 +34,8 @@ ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 plan() { # plan NAME -> "NP ARGS..."
   local name=$1 f
   case $name in
+    # Its own options (-s/-S sizes, no -e): run with its defaults, as its empty .args file says.
+    stream_latency) echo "$np"; return ;;
     *_on_stream|*reduc*|*bcast*|*broadcast*|*fcollect*|*alltoall*|*barrier*|*sync*) echo "$np $coll_args"; return ;;
   esac
   if [ -n "${SRC:-}" ] && f=$(ls "$SRC"/examples/"$name".c* 2>/dev/null | head -1) && [ -n "$f" ]; then
@@ -96,7 +98,9 @@ for st in "$compat"/log/*.status; do
   echo "${rows[-1]}" >>"$res/rows.txt"
   for side in compat real; do
     [ -e "$res/run/$side-$name.log" ] || continue
-    grep '^&&&& PERF ' "$res/run/$side-$name.log" | awk -v s="$side" '{print s "\t" $3 "\t" $4 "\t" $5}' >>"$res/figures.tsv"
+    # "&&&& PERF NAME VALUE UNIT", where NAME may hold spaces (stream_latency's does): joined by "_".
+    grep '^&&&& PERF ' "$res/run/$side-$name.log" |
+      awk -v s="$side" '{n = $3; for (i = 4; i <= NF - 2; i++) n = n "_" $i; print s "\t" n "\t" $(NF-1) "\t" $NF}' >>"$res/figures.tsv"
   done
 done
 

@@ -41,7 +41,7 @@ typedef struct {
     unsigned short bits;
 } rshmemx_bfloat16;
 
-/* ---- GPU PEs: init, the device state of nvcc-built code, device team handles, GPU heap, user buffers ---- */
+/* ---- GPU PEs: init, the device state of nvcc-built code, device team handles, GPU heap, user buffers, rshmemx_ptr (a peer's address for kernels) ---- */
 int rshmemx_cuda_init(void);
 int rshmemx_cuda_init_thread(int requested, int *provided);
 int rshmemx_cuda_device(void);
@@ -55,15 +55,13 @@ void *rshmemx_cuda_align(size_t alignment, size_t size);
 void rshmemx_cuda_free(void *ptr);
 int rshmemx_buffer_register(void *addr, size_t length);
 int rshmemx_buffer_unregister(void *addr);
+void *rshmemx_ptr(const void *dest, int pe);
 
-/* ---- Host RMA whose local side is host or device memory (device memory is staged through the host) ---- */
+/* ---- Host RMA whose local side is host or device memory (device memory: one device copy to a peer whose GPU heap is mapped here, else staged through the host); relay_putmem/getmem go through relay_pe, which carries the bytes on to pe (complete at return) ---- */
 void rshmemx_putmem(void *dest, const void *source, size_t nelems, int pe);
 void rshmemx_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void rshmemx_getmem(void *dest, const void *source, size_t nelems, int pe);
 void rshmemx_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-/* Relayed through relay_pe, whose runtime carries the bytes on to pe (complete at return;
- * the relay must be reached by the staged UCX protocol: GPU PEs, a relay on another host or
- * RSHMEM_REMOTE_ENGINE=ucx; CPU PEs too, with RSHMEM_UCX_PROTOCOL=am). */
 void rshmemx_relay_putmem(void *dest, const void *source, size_t nelems, int pe, int relay_pe);
 void rshmemx_relay_getmem(void *dest, const void *source, size_t nelems, int pe, int relay_pe);
 

@@ -199,6 +199,16 @@ c_fn!(buffer_unregister, "buffer_unregister", rshmemx; fn (addr: *mut c_void) ->
     if list.len() == before { bad_arg(call, "addr", format_args!("{addr:?} is not a registered buffer")) } else { 0 }
 });
 
+// `rshmemx_ptr`: the address of `dest` on `pe` that this PE's kernels may use (NVSHMEM's
+// host-side `nvshmem_ptr`): the peer's device memory as mapped on this GPU, or null.
+c_fn!(ptr, "ptr", rshmemx; fn (dest: *const c_void, pe: c_int) -> *mut c_void = |call| {
+    let c = rt(call);
+    match usize::try_from(pe) {
+        Ok(pe) => c.device_ptr_addr(dest as usize, pe).map_or(std::ptr::null_mut(), |a| a as *mut c_void),
+        Err(_) => std::ptr::null_mut(),
+    }
+});
+
 // ---- host RMA whose local side may be device memory ----
 
 /// Whether local buffer `p` is device memory (registered, or known to the driver as such).
@@ -207,8 +217,9 @@ fn local_is_device(g: &Gpu, p: *const c_void) -> bool {
     BUFFERS.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|&(s, l)| a >= s && a < s + l) || g.is_device_pointer(a as u64)
 }
 
-/// `rshmemx_putmem`/`_nbi`: host memory goes as `shmem_putmem`; device memory is staged
-/// through the host (blocking, so the nbi form completes early, as it may).
+/// `rshmemx_putmem`/`_nbi`: host memory goes as `shmem_putmem`; device memory goes by one
+/// copy-engine copy to a peer whose device heap is mapped here, else is staged through the
+/// host (blocking either way, so the nbi form completes early, as it may).
 unsafe fn put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
     let (c, g) = gpu_rt(call);
     let pe = pe_arg(call, c, pe);
@@ -219,6 +230,9 @@ unsafe fn put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: 
         // SAFETY: host memory of `nelems` bytes (the routine's contract).
         let src = unsafe { crate::state::local(call, "source", source, nelems) };
         return c.putmem(dest as usize, src, pe).or_exit(call);
+    }
+    if let Some(remote) = c.device_range_addr("putmem", "dest", dest as usize, nelems, pe).or_exit(call) {
+        return g.copy_device(remote as u64, source as u64, nelems).or_exit(call);
     }
     let mut staged = vec![0u8; nelems];
     g.read_device(&mut staged, source as u64).or_exit(call);
@@ -236,6 +250,9 @@ unsafe fn get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: 
         // SAFETY: room for `nelems` bytes at `dest` (the routine's contract).
         let dst = unsafe { crate::state::local_mut(call, "dest", dest, nelems) };
         return c.getmem(dst, source as usize, pe).or_exit(call);
+    }
+    if let Some(remote) = c.device_range_addr("getmem", "source", source as usize, nelems, pe).or_exit(call) {
+        return g.copy_device(dest as u64, remote as u64, nelems).or_exit(call);
     }
     let mut staged = vec![0u8; nelems];
     c.getmem(&mut staged, source as usize, pe).or_exit(call);
@@ -657,7 +674,8 @@ pub(crate) const SETUP: &[Routine] = routines![
     cuda_align,
     cuda_free,
     buffer_register,
-    buffer_unregister
+    buffer_unregister,
+    ptr
 ];
 /// Host RMA whose local side may be device memory.
 pub(crate) const HOST_RMA: &[Routine] = routines![putmem, putmem_nbi, getmem, getmem_nbi, relay_putmem, relay_getmem];

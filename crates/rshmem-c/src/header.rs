@@ -585,8 +585,14 @@ pub fn shmemx_h() -> String {
 fn cuda_sections() -> Vec<Section> {
     use crate::cuda;
     vec![
-        Section::new("GPU PEs: init, the device state of nvcc-built code, device team handles, GPU heap, user buffers", &[&[cuda::SETUP]]),
-        Section::new("Host RMA whose local side is host or device memory (device memory is staged through the host)", &[&[cuda::HOST_RMA]]),
+        Section::new(
+            "GPU PEs: init, the device state of nvcc-built code, device team handles, GPU heap, user buffers, rshmemx_ptr (a peer's address for kernels)",
+            &[&[cuda::SETUP]],
+        ),
+        Section::new(
+            "Host RMA whose local side is host or device memory (device memory: one device copy to a peer whose GPU heap is mapped here, else staged through the host); relay_putmem/getmem go through relay_pe, which carries the bytes on to pe (complete at return)",
+            &[&[cuda::HOST_RMA]],
+        ),
         Section::new("Stream-ordered RMA, signals, waits, ordering and barriers", &[&[cuda::STREAM]]),
         Section::new("Stream-ordered typed RMA and data-moving collectives", &[cuda::TYPED]),
         Section::new("Stream-ordered reductions and reduce-scatters", &[cuda::reduce_float::ROUTINES, cuda::reduce_int::ROUTINES]),

@@ -355,6 +355,18 @@ impl Cuda {
         self.dtoh_on(dst, src, std::ptr::null_mut())
     }
 
+    /// Copy device -> device (this context's memory or a mapped peer's) as `cudaMemcpy`
+    /// does it: on the legacy default stream, complete on return.
+    pub fn copy_in_order(&self, dst: DevPtr, src: DevPtr, n: usize) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: both ranges are mapped device memory in this context's address space
+        // (the caller's contract); the copy is complete before return.
+        check(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, n, std::ptr::null_mut()) }, "cuMemcpyDtoDAsync", self.pe)?;
+        self.sync_stream(std::ptr::null_mut())
+    }
+
     /// Sets `n` bytes of device memory to zero, complete on return.
     pub fn zero(&self, dst: DevPtr, n: usize) -> Result<()> {
         // SAFETY: dst..dst+n is mapped device memory.

@@ -395,6 +395,13 @@ impl Gpu {
         self.cuda.htod_in_order(dst, src)
     }
 
+    /// Copies `n` bytes of device memory (this PE's, or a mapped peer's) from `src` to
+    /// `dst` with the copy engine, complete on return, ordered as [`Gpu::read_device`] is.
+    pub fn copy_device(&self, dst: DevPtr, src: DevPtr, n: usize) -> Result<()> {
+        self.cuda.bind()?;
+        self.cuda.copy_in_order(dst, src, n)
+    }
+
     /// The device address of `pe`'s copy of a symmetric address of this PE (for kernels).
     pub fn peer_address(&self, addr: DevPtr, pe: usize) -> DevPtr {
         self.heap.base(pe) + (addr - self.heap.base(self.cuda.pe()))

@@ -133,6 +133,28 @@ impl Ctx {
         pe < self.n_pes() && self.rt.heap.offset_of(addr).is_some()
     }
 
+    /// The address of symmetric `addr` on `pe` as this PE's kernels may use it: for a GPU
+    /// heap, the peer's device memory as mapped on this PE's GPU (NVSHMEM's host-side
+    /// `nvshmem_ptr`); for host memory, as [`Ctx::ptr_addr`]. None when `pe` is reached
+    /// only through a transport.
+    pub fn device_ptr_addr(&self, addr: usize, pe: usize) -> Option<usize> {
+        if pe >= self.n_pes() {
+            return None;
+        }
+        let off = self.rt.heap.offset_of(addr)?;
+        let t = self.rt.to(pe);
+        t.device_address(pe, off).map(|a| a as usize).or_else(|| t.direct_address(pe, off))
+    }
+
+    /// The device address of the symmetric range `[addr, addr + len)` on `pe`, after the
+    /// checks an RMA call makes of it (`call` and `arg` name it in the error: PE in range,
+    /// the range inside one allocation); `Ok(None)` when `pe`'s device memory is not mapped
+    /// on this PE's GPU (host heaps, peers reached through a transport).
+    pub fn device_range_addr(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<Option<usize>> {
+        let (pe, off) = self.target(call, arg, addr, len, pe)?;
+        Ok(self.rt.to(pe).device_address(pe, off).map(|a| a as usize))
+    }
+
     /// Address form of [`Ctx::ptr`].
     pub fn ptr_addr(&self, addr: usize, pe: usize) -> Option<usize> {
         if pe >= self.n_pes() {

@@ -98,6 +98,10 @@ impl Transport for DeviceTransport {
         self.host.quiet(pe)
     }
 
+    fn device_address(&self, pe: usize, offset: usize) -> Option<u64> {
+        self.dev(pe, offset)
+    }
+
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize> {
         // Device memory is not host-addressable; kernels use `Gpu::device_ptr`.
         match self.dev(pe, offset) {

@@ -118,6 +118,13 @@ pub trait Transport: Send + Sync + Debug {
     fn quiet(&self, pe: Option<usize>) -> Result<()>;
     /// A directly usable address of `pe`'s heap byte at `offset`, when it is mapped.
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize>;
+    /// The address of `pe`'s heap byte at `offset` as this PE's kernels see it, when it is
+    /// device memory they can load from and store to (None by default: host heaps, and
+    /// peers only a proxy reaches).
+    fn device_address(&self, pe: usize, offset: usize) -> Option<u64> {
+        let _ = (pe, offset);
+        None
+    }
     /// Whether [`Transport::relay_put`] and [`Transport::relay_get`] reach `relay_pe`
     /// (false by default: only the staged UCX protocol relays).
     fn relays(&self, relay_pe: usize) -> bool {

@@ -423,7 +423,7 @@ RSHMEMC_NV_HD int nvshmem_team_n_pes(nvshmem_team_t t) { return RSHMEMC_NV_PICK(
 RSHMEMC_NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src, int pe, nvshmem_team_t dest) {
     return RSHMEMC_NV_PICK(rshmem_team_translate_pe(src, pe, dest), shmem_team_translate_pe(rshmemc_nv_team(src), pe, rshmemc_nv_team(dest)));
 }
-RSHMEMC_NV_HD void* nvshmem_ptr(const void* p, int pe) { return RSHMEMC_NV_PICK(rshmem_ptr(p, pe), shmem_ptr(p, pe)); }
+RSHMEMC_NV_HD void* nvshmem_ptr(const void* p, int pe) { return RSHMEMC_NV_PICK(rshmem_ptr(p, pe), rshmemx_ptr(p, pe)); }
 RSHMEMC_NV_HD void nvshmem_quiet(void) { RSHMEMC_NV_PICK(rshmem_quiet(), shmem_quiet()); }
 RSHMEMC_NV_HD void nvshmem_fence(void) { RSHMEMC_NV_PICK(rshmem_fence(), shmem_fence()); }
 RSHMEMC_NV_HD void nvshmem_barrier_all(void) { RSHMEMC_NV_PICK(rshmem_barrier_all(), shmem_barrier_all()); }
