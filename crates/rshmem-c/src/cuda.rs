@@ -217,45 +217,67 @@ fn local_is_device(g: &Gpu, p: *const c_void) -> bool {
     BUFFERS.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|&(s, l)| a >= s && a < s + l) || g.is_device_pointer(a as u64)
 }
 
-/// `rshmemx_putmem`/`_nbi`: host memory goes as `shmem_putmem`; device memory goes by one
-/// copy-engine copy to a peer whose device heap is mapped here, else is staged through the
-/// host (blocking either way, so the nbi form completes early, as it may).
-unsafe fn put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
-    let (c, g) = gpu_rt(call);
+/// `rshmemx_putmem`/`_nbi` (`relay` None) and `rshmemx_relay_putmem` (the relay PE, a
+/// C argument): host memory goes as `shmem_putmem` (or `Ctx::relay_putmem`); device memory
+/// goes by one device copy to a peer whose GPU heap is mapped here, else is staged through
+/// the host (blocking either way, so the nbi form completes early, as it may). The relay
+/// form works on CPU PEs too.
+unsafe fn put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay: Option<c_int>) {
+    let c = rt(call);
     let pe = pe_arg(call, c, pe);
+    let relay = relay.map(|r| relay_arg(call, c, r));
+    let g = match relay {
+        None => Some(gpu_rt(call).1),
+        Some(_) => c.gpu(),
+    };
     if nelems == 0 {
         return;
     }
-    if !local_is_device(g, source) {
+    let put = |src: &[u8]| match relay {
+        None => c.putmem(dest as usize, src, pe),
+        Some(r) => c.relay_putmem(dest as usize, src, pe, r),
+    };
+    let Some(g) = g.filter(|g| local_is_device(g, source)) else {
         // SAFETY: host memory of `nelems` bytes (the routine's contract).
-        let src = unsafe { crate::state::local(call, "source", source, nelems) };
-        return c.putmem(dest as usize, src, pe).or_exit(call);
-    }
-    if let Some(remote) = c.device_range_addr("putmem", "dest", dest as usize, nelems, pe).or_exit(call) {
-        return g.copy_device(remote as u64, source as u64, nelems).or_exit(call);
+        return put(unsafe { crate::state::local(call, "source", source, nelems) }).or_exit(call);
+    };
+    if relay.is_none() {
+        if let Some(remote) = c.device_range_addr("putmem", "dest", dest as usize, nelems, pe).or_exit(call) {
+            return g.copy_device(remote as u64, source as u64, nelems).or_exit(call);
+        }
     }
     let mut staged = vec![0u8; nelems];
     g.read_device(&mut staged, source as u64).or_exit(call);
-    c.putmem(dest as usize, &staged, pe).or_exit(call)
+    put(&staged).or_exit(call)
 }
 
-/// `rshmemx_getmem`/`_nbi`, the reverse of [`put_any`].
-unsafe fn get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
-    let (c, g) = gpu_rt(call);
+/// `rshmemx_getmem`/`_nbi` and `rshmemx_relay_getmem`, the reverse of [`put_any`].
+unsafe fn get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay: Option<c_int>) {
+    let c = rt(call);
     let pe = pe_arg(call, c, pe);
+    let relay = relay.map(|r| relay_arg(call, c, r));
+    let g = match relay {
+        None => Some(gpu_rt(call).1),
+        Some(_) => c.gpu(),
+    };
     if nelems == 0 {
         return;
     }
-    if !local_is_device(g, dest) {
+    let get = |dst: &mut [u8]| match relay {
+        None => c.getmem(dst, source as usize, pe),
+        Some(r) => c.relay_getmem(dst, source as usize, pe, r),
+    };
+    let Some(g) = g.filter(|g| local_is_device(g, dest)) else {
         // SAFETY: room for `nelems` bytes at `dest` (the routine's contract).
-        let dst = unsafe { crate::state::local_mut(call, "dest", dest, nelems) };
-        return c.getmem(dst, source as usize, pe).or_exit(call);
-    }
-    if let Some(remote) = c.device_range_addr("getmem", "source", source as usize, nelems, pe).or_exit(call) {
-        return g.copy_device(dest as u64, remote as u64, nelems).or_exit(call);
+        return get(unsafe { crate::state::local_mut(call, "dest", dest, nelems) }).or_exit(call);
+    };
+    if relay.is_none() {
+        if let Some(remote) = c.device_range_addr("getmem", "source", source as usize, nelems, pe).or_exit(call) {
+            return g.copy_device(dest as u64, remote as u64, nelems).or_exit(call);
+        }
     }
     let mut staged = vec![0u8; nelems];
-    c.getmem(&mut staged, source as usize, pe).or_exit(call);
+    get(&mut staged).or_exit(call);
     g.write_device(dest as u64, &staged).or_exit(call)
 }
 
@@ -264,47 +286,12 @@ fn relay_arg(call: &str, c: &rshmem::Ctx, relay_pe: c_int) -> usize {
     usize::try_from(relay_pe).unwrap_or_else(|_| crate::state::bad_pe(call, "relay_pe", relay_pe.into(), c.n_pes()))
 }
 
-/// `rshmemx_relay_putmem`: [`put_any`] through `relay_pe` (`Ctx::relay_putmem`); also on
-/// CPU PEs (host memory).
-unsafe fn relay_put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) {
-    let c = rt(call);
-    let (pe, relay_pe) = (pe_arg(call, c, pe), relay_arg(call, c, relay_pe));
-    if nelems == 0 {
-        return;
-    }
-    let Some(g) = c.gpu().filter(|g| local_is_device(g, source)) else {
-        // SAFETY: host memory of `nelems` bytes (the routine's contract).
-        let src = unsafe { crate::state::local(call, "source", source, nelems) };
-        return c.relay_putmem(dest as usize, src, pe, relay_pe).or_exit(call);
-    };
-    let mut staged = vec![0u8; nelems];
-    g.read_device(&mut staged, source as u64).or_exit(call);
-    c.relay_putmem(dest as usize, &staged, pe, relay_pe).or_exit(call)
-}
-
-/// `rshmemx_relay_getmem`, the reverse of [`relay_put_any`].
-unsafe fn relay_get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) {
-    let c = rt(call);
-    let (pe, relay_pe) = (pe_arg(call, c, pe), relay_arg(call, c, relay_pe));
-    if nelems == 0 {
-        return;
-    }
-    let Some(g) = c.gpu().filter(|g| local_is_device(g, dest)) else {
-        // SAFETY: room for `nelems` bytes at `dest` (the routine's contract).
-        let dst = unsafe { crate::state::local_mut(call, "dest", dest, nelems) };
-        return c.relay_getmem(dst, source as usize, pe, relay_pe).or_exit(call);
-    };
-    let mut staged = vec![0u8; nelems];
-    c.relay_getmem(&mut staged, source as usize, pe, relay_pe).or_exit(call);
-    g.write_device(dest as u64, &staged).or_exit(call)
-}
-
-c_fn!(putmem, "putmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| put_any(call, dest, source, nelems, pe));
-c_fn!(putmem_nbi, "putmem_nbi", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| put_any(call, dest, source, nelems, pe));
-c_fn!(getmem, "getmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| get_any(call, dest, source, nelems, pe));
-c_fn!(getmem_nbi, "getmem_nbi", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| get_any(call, dest, source, nelems, pe));
-c_fn!(relay_putmem, "relay_putmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) = |call| relay_put_any(call, dest, source, nelems, pe, relay_pe));
-c_fn!(relay_getmem, "relay_getmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) = |call| relay_get_any(call, dest, source, nelems, pe, relay_pe));
+c_fn!(putmem, "putmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| put_any(call, dest, source, nelems, pe, None));
+c_fn!(putmem_nbi, "putmem_nbi", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| put_any(call, dest, source, nelems, pe, None));
+c_fn!(getmem, "getmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| get_any(call, dest, source, nelems, pe, None));
+c_fn!(getmem_nbi, "getmem_nbi", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) = |call| get_any(call, dest, source, nelems, pe, None));
+c_fn!(relay_putmem, "relay_putmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) = |call| put_any(call, dest, source, nelems, pe, Some(relay_pe)));
+c_fn!(relay_getmem, "relay_getmem", rshmemx; fn (dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay_pe: c_int) = |call| get_any(call, dest, source, nelems, pe, Some(relay_pe)));
 
 // ---- stream-ordered RMA, signals, waits, ordering ----
 
