@@ -7,7 +7,8 @@
 #           host memory.
 #   perf:   rshmem-perf's GPU suite with PEs as threads (2, 4, 8: the cases issue 20 names),
 #           the RMA rows with 2 PEs as processes beside NVSHMEM, and the on-stream
-#           collectives of 1 PE beside NCCL (issue 22). PARTS="thr proc one" picks parts.
+#           collectives of 1 PE beside NCCL (issue 22). PARTS="thr proc one" picks parts;
+#           PARTS=anchor-compat runs rshmem-perf's NVSHMEM anchor built against the compat layer.
 #   python: the Python package's GPU check.
 #   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
 #   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
@@ -102,6 +103,14 @@ PY
     grep -E '^(put|get|p |g |fetch)' "$L/perf_proc2_lat.log" | head -30
     step perf_proc2_bw 180 "$B/rshmem-perf" "${rma[@]}" --ops put_bw,get_bw,put_bw_block --begin 64K --end 1G --factor 16 --out "$L/perf_proc2_bw"
     grep -E '^(put|get)' "$L/perf_proc2_bw.log" | head -30
+  fi
+  # rshmem-perf's own NVSHMEM anchor (anchors/nvshmem_perf.cu) built unchanged against rshmem's
+  # NVSHMEM compatibility layer ($B/compat-home, scripts/nvshmem-compat-home.sh): its checks must
+  # pass, and its column is then rshmem through NVSHMEM's names (issue 19).
+  if [[ " $parts " == *" anchor-compat "* ]]; then
+    NVSHMEM_HOME=$B/compat-home LD_LIBRARY_PATH=$B/compat-home/lib:$LD_LIBRARY_PATH step perf_anchor_compat 180 \
+      "$B/rshmem-perf" "${rma[@]}" --ops put_lat,get_lat,p,g,fetch_add,put_bw,get_bw --begin 8 --end 64M --factor 64 --out "$L/perf_anchor_compat"
+    grep -E "^(anchor|put|get|p |g |fetch)|FAIL|fail" "$L/perf_anchor_compat.log" | head -30
   fi
   # On-stream collectives of 1 PE beside NCCL with one rank.
   if [[ " $parts " == *" one "* ]]; then
