@@ -409,8 +409,19 @@ fn parse_abort(p: &[u8]) -> (i32, String) {
     (code, String::from_utf8_lossy(p.get(4..).unwrap_or_default()).into_owned())
 }
 
-/// Rank 0 ends the job: every other rank is told to abort, then this process exits.
+/// Set by the first thread of this process that ends the job from rank 0.
+static ROOT_ENDING: AtomicBool = AtomicBool::new(false);
+
+/// Rank 0 ends the job: every other rank is told to abort, then this process exits. The
+/// first cause wins: a rank that exits on the abort closes its connection, and its reader
+/// (another thread) must not end the process first with "closed its connection" and status 1.
 fn root_abort(links: &Links, skip: Option<usize>, code: i32, msg: &str) -> ! {
+    if ROOT_ENDING.swap(true, Ordering::SeqCst) {
+        // Another thread is ending the process with the first cause; wait for its exit.
+        loop {
+            std::thread::park();
+        }
+    }
     let payload = abort_payload(code, msg);
     for (i, l) in links.iter().enumerate() {
         if skip != Some(i + 1) {
