@@ -74,12 +74,11 @@ impl Ctx {
     /// The transport that relays through `relay`: the table's (a staged UCX peer) or the
     /// GPU remote engine's.
     fn relay_transport(&self, call: &'static str, relay: usize) -> Result<&dyn Transport> {
-        let table = self.to(relay);
-        if table.relays(relay) {
-            return Ok(table);
-        }
         #[cfg(feature = "cuda")]
-        if let Some(t) = self.rt.proxy.as_ref().and_then(|p| p.remote_engine()).filter(|t| t.relays(relay)) {
+        let engine = self.rt.proxy.as_ref().and_then(|p| p.remote_engine());
+        #[cfg(not(feature = "cuda"))]
+        let engine = None;
+        if let Some(t) = self.domain.transports.relay_path(relay, engine) {
             return Ok(t);
         }
         Err(Error::Unsupported {

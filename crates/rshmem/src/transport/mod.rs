@@ -198,6 +198,16 @@ impl TransportTable {
         &*self.by_pe[pe]
     }
 
+    /// The transport that relays through `relay` (see [`Transport::relay_put`]): this
+    /// table's for `relay`, else `engine` (a GPU PE's remote engine), if either relays.
+    pub fn relay_path<'a>(&'a self, relay: usize, engine: Option<&'a dyn Transport>) -> Option<&'a dyn Transport> {
+        let table = self.to(relay);
+        if table.relays(relay) {
+            return Some(table);
+        }
+        engine.filter(|t| t.relays(relay))
+    }
+
     /// The table of a new context: every transport replaced by the instance it opens for
     /// `spec` (or shared, when it opens none). See [`Transport::open_context`].
     pub fn for_context(&self, spec: ContextSpec) -> TransportTable {

@@ -394,24 +394,19 @@ impl Inner {
         }
     }
 
-    /// The transport that relays through `relay`: the table's (a peer on another host) or
-    /// the remote engine's.
-    fn relay_transport(&self, relay: usize) -> std::result::Result<&dyn Transport, String> {
-        let table = self.transports.to(relay);
-        if table.relays(relay) {
-            return Ok(table);
-        }
-        match &self.remote {
-            Some(t) if t.relays(relay) => Ok(&**t),
-            _ => Err(format!("no staged UCX path reaches the relay PE {relay} (a relay on another host, or RSHMEM_REMOTE_ENGINE=ucx)")),
-        }
+    /// The transport that relays through `relay` (the table's, or the remote engine's).
+    fn relay_transport(&self, relay: usize) -> Result<&dyn Transport> {
+        self.transports.relay_path(relay, self.remote.as_deref()).ok_or_else(|| Error::Unsupported {
+            call: "rshmemx_relay",
+            detail: format!("no staged UCX path reaches the relay PE {relay} (a relay on another host, or RSHMEM_REMOTE_ENGINE=ucx)"),
+        })
     }
 
     /// A relayed put or get of `len` bytes between device memory at `local` and transport
     /// offset `at` on `pe`, through `relay`, staged through host memory in pieces.
     #[allow(clippy::too_many_arguments)]
     fn relayed_rma(&self, put: bool, relay: usize, pe: usize, at: usize, local: u64, len: usize, staging: &mut [u8]) -> Result<()> {
-        let t = self.relay_transport(relay).map_err(|detail| Error::Unsupported { call: "rshmemx_relay", detail })?;
+        let t = self.relay_transport(relay)?;
         let cuda = &self.gpu.cuda;
         for done in (0..len).step_by(STAGING) {
             let buf = &mut staging[..(len - done).min(STAGING)];
@@ -623,9 +618,7 @@ impl Inner {
                 });
             }
             let bytes: Vec<u8> = s.data.iter().flat_map(|w| w.to_le_bytes()).take(len).collect();
-            self.relay_transport(relay)
-                .map_err(|detail| Error::Unsupported { call: "rshmemx_relay", detail })?
-                .relay_put(relay, pe, at, &bytes)?;
+            self.relay_transport(relay)?.relay_put(relay, pe, at, &bytes)?;
         } else {
             self.relayed_rma(s.kind == KIND_RELAY_PUT, relay, pe, at, s.local, len, w.staging)?;
         }
