@@ -11,7 +11,9 @@ use crate::bootstrap::status::Watcher;
 use crate::bootstrap::{self, Bootstrap};
 #[cfg(not(feature = "cuda"))]
 use crate::config::Device;
-use crate::config::{Config, RemoteEngine, UcxProtocol};
+#[cfg(feature = "cuda")]
+use crate::config::RemoteEngine;
+use crate::config::{Config, UcxProtocol};
 use crate::ctx::Ctx;
 #[cfg(not(feature = "cuda"))]
 use crate::error::Error;
