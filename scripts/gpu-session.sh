@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|python|nvcc|compat
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|python|nvcc|compat
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
@@ -9,6 +9,7 @@
 #           the RMA rows with 2 PEs as processes beside NVSHMEM, and the on-stream
 #           collectives of 1 PE beside NCCL (issue 22). PARTS="thr proc one" picks parts;
 #           PARTS=anchor-compat runs rshmem-perf's NVSHMEM anchor built against the compat layer.
+#   engines: issue 25's engine bench (2 thread PEs: copy engine beside compute) and relays.
 #   python: the Python package's GPU check.
 #   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
 #   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
@@ -118,6 +119,18 @@ PY
       --ops reduce_on_stream,broadcast_on_stream,alltoall_on_stream,fcollect_on_stream,barrier_on_stream --begin 8 --end 1G --factor 32 --out "$L/perf_one"
     grep -E '_on_stream' "$L/perf_one.log" | head -40
   fi
+  ;;
+engines)
+  # Issue 25's figures: the engines bench (copy engine, SM and remote puts; batching; a
+  # compute kernel beside a 16 GiB transfer) with 2 PEs as threads of one process, so the
+  # kernels of both PEs run at once instead of time-slicing; then the relays again.
+  ucx_env=(RSHMEM_REMOTE_ENGINE=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=60)
+  step engines_bench_thr2 300 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=4G RSHMEM_WAIT_WARN=120 \
+    "$B/rshmemrun" -n 2 --pes-per-process 2 --timeout 290 "$B/gpu_engines" bench
+  grep -E '^(bench|anchor|batch|overlap|cost|   *(sm|ce|remote) )' "$L/engines_bench_thr2.log" | head -60
+  step relay_hosts4 200 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 4 --timeout 190 \
+    /bin/sh -c 'RSHMEM_HOST=h$((RSHMEM_PE / 2)) exec "$0" "$@"' "$B/gpu_engines" relay
+  grep -A12 '^relay: PE 0' "$L/relay_hosts4.log"
   ;;
 python)
   OUT=$L/python bash crates/rshmem-py/tests/gpu_check.sh > "$L/python.log" 2>&1; rc=$?

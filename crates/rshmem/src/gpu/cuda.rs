@@ -107,6 +107,9 @@ pub struct Cuda {
     sharers: AtomicUsize,
     /// The multiprocessor count, read once (every collective launch asks for it).
     sms: std::sync::OnceLock<usize>,
+    /// Whether the driver has `cuMemcpyBatchAsync_v2` (CUDA 13), through which
+    /// [`Cuda::copy_engine_async`] asks for a copy engine.
+    batch_copy: bool,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread once made current there,
@@ -133,7 +136,20 @@ impl Cuda {
             check(sys::cuCtxSetCurrent(ctx), "cuCtxSetCurrent", pe)?;
             check(sys::cuStreamCreate(&mut copy, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32), "cuStreamCreate", pe)?;
         }
-        Ok(Cuda { ordinal, device, ctx, pe, copy, streams: Arc::default(), sharers: AtomicUsize::new(1), sms: std::sync::OnceLock::new() })
+        let mut version = 0;
+        // SAFETY: out pointer to a local.
+        let batch_copy = unsafe { sys::cuDriverGetVersion(&mut version) } == sys::CUresult::CUDA_SUCCESS && version >= 13000;
+        Ok(Cuda {
+            ordinal,
+            device,
+            ctx,
+            pe,
+            copy,
+            streams: Arc::default(),
+            sharers: AtomicUsize::new(1),
+            sms: std::sync::OnceLock::new(),
+            batch_copy,
+        })
     }
 
     /// Makes the context current on the calling thread.
@@ -415,6 +431,35 @@ impl Cuda {
     pub fn copy_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
         // SAFETY: both ranges are mapped device memory in this context's address space.
         check(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, n, stream.raw) }, "cuMemcpyDtoDAsync", self.pe)
+    }
+
+    /// [`Cuda::copy_async`] on a copy engine: a device-to-device `cuMemcpyAsync` whose two
+    /// sides are on one GPU runs as a copy kernel on the SMs (on the H200 it took a compute
+    /// kernel's SMs and ran after it), so this asks the driver for a DMA engine with
+    /// `cuMemcpyBatchAsync` and `CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` (source read in
+    /// stream order). Drivers older than CUDA 13 get the plain copy.
+    pub fn copy_engine_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        if !self.batch_copy {
+            return self.copy_async(dst, src, n, stream);
+        }
+        let here = sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: self.ordinal as i32 };
+        let mut attr = sys::CUmemcpyAttributes {
+            srcAccessOrder: sys::CUmemcpySrcAccessOrder::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+            srcLocHint: here,
+            dstLocHint: here,
+            flags: sys::CUmemcpyFlags::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE as u32,
+        };
+        let (mut d, mut s, mut len, mut first) = (dst, src, n, 0usize);
+        // SAFETY: both ranges are mapped device memory in this context's address space (the
+        // caller's contract); the arrays are one-element locals the call only reads.
+        check(
+            unsafe { sys::cuMemcpyBatchAsync_v2(&mut d, &mut s, &mut len, 1, &mut attr, &mut first, 1, stream.raw) },
+            "cuMemcpyBatchAsync",
+            self.pe,
+        )
     }
 
     /// Loads a module image (cubin or PTX).

@@ -94,6 +94,6 @@ impl Ctx {
         g.cuda.bind()?;
         let (r, l) = (g.peer_address(remote.addr_of(remote_index) as u64, pe), local.addr_of(local_index) as u64);
         let (dst, src) = if put { (r, l) } else { (l, r) };
-        g.cuda.copy_async(dst, src, n, stream)
+        g.cuda.copy_engine_async(dst, src, n, stream)
     }
 }

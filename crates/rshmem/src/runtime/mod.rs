@@ -15,11 +15,11 @@ use crate::bootstrap::Bootstrap;
 use crate::config::{Config, Forced};
 use crate::error::{Error, Result};
 use crate::heap::SymmetricHeap;
-use crate::transport::notify::WaitPolicy;
+use crate::transport::notify::{Drive, WaitPolicy};
 use crate::transport::{Transport, TransportTable};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use teams::TeamTable;
 
@@ -37,6 +37,8 @@ pub(crate) struct Runtime {
     /// More PEs run on this host than this process may use CPUs: waits yield the CPU
     /// while they poll (see [`WaitPolicy::oversubscribed`]).
     pub(crate) oversubscribed: bool,
+    /// Transports this PE's polling waits drive themselves (see `notify::Drive`).
+    drive: Vec<Arc<dyn Drive>>,
     pub(crate) teams: TeamTable,
     /// Collective algorithms forced by `RSHMEM_COLL_ALGO`.
     pub(crate) forced: Forced,
@@ -95,7 +97,13 @@ impl Runtime {
         let proxy = usize::from(p.proxy.is_some());
         #[cfg(not(feature = "cuda"))]
         let proxy = 0;
-        let helpers = usize::from(p.transports.distinct().iter().any(|t| !t.caps().mapped)) + proxy;
+        // A transport that a polling wait drives itself (UCX's worker, see
+        // `notify::Drive`) needs no CPU of its own while the PE polls; it does while the PE
+        // sleeps, and then the PE's core is free.
+        let distinct = p.transports.distinct();
+        let drive: Vec<Arc<dyn Drive>> = distinct.iter().filter_map(|t| t.driver()).collect();
+        let undriven = distinct.iter().any(|t| !t.caps().mapped && t.driver().is_none());
+        let helpers = usize::from(undriven) + proxy;
         let oversubscribed = waits_share_cpus(here, cpus, own, helpers);
         Runtime {
             my_pe: p.boot.rank(),
@@ -105,6 +113,7 @@ impl Runtime {
             heap: p.heap,
             transports: p.transports,
             oversubscribed,
+            drive,
             host_of: p.host_of,
             teams: p.teams,
             forced: p.forced,
@@ -138,6 +147,7 @@ impl Runtime {
             deadline: timeout.map(|t| Instant::now() + t),
             warn_after: self.config.wait_warn,
             watcher: &self.watcher,
+            drive: &self.drive,
         }
     }
 

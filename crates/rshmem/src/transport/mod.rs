@@ -118,6 +118,12 @@ pub trait Transport: Send + Sync + Debug {
     fn quiet(&self, pe: Option<usize>) -> Result<()>;
     /// A directly usable address of `pe`'s heap byte at `offset`, when it is mapped.
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize>;
+    /// What this PE's polling waits drive so that peers' operations on this PE are
+    /// carried out at once (see [`notify::Drive`]); None (the default) where the
+    /// transport needs no thread of this PE for that.
+    fn driver(&self) -> Option<Arc<dyn notify::Drive>> {
+        None
+    }
     /// The address of `pe`'s heap byte at `offset` as this PE's kernels see it, when it is
     /// device memory they can load from and store to (None by default: host heaps, and
     /// peers only a proxy reaches).

@@ -446,7 +446,7 @@ impl Inner {
     fn ce_copy(&self, ce: &CopyQueue, put: bool, pe: usize, offset: usize, local: u64, len: usize) -> Result<()> {
         let peer = self.gpu.heap.base(pe) + offset as u64;
         let (dst, src) = if put { (peer, local) } else { (local, peer) };
-        self.gpu.cuda.copy_async(dst, src, len, &ce.stream)
+        self.gpu.cuda.copy_engine_async(dst, src, len, &ce.stream)
     }
 
     /// Checks a request's PE and heap range.

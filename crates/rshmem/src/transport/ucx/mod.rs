@@ -67,6 +67,8 @@ pub(crate) struct Worker {
     poll_window: Duration,
     /// Where this PE's long waits report (status board, hang limit).
     watcher: Watcher,
+    /// Taken around every call into the worker (see [`Worker::gated`]).
+    gate: std::sync::Mutex<()>,
 }
 
 /// Decrements the waiting count when a wait ends (also by a panic).
@@ -85,11 +87,24 @@ unsafe impl Send for Worker {}
 unsafe impl Sync for Worker {}
 
 impl Worker {
+    /// Runs `f`, a call into the worker, holding the worker's gate. UCX's own lock of a
+    /// multi-thread worker is a spin lock: with the progress thread and the PE's thread
+    /// on one core (a PE bound to a core), a thread that found it taken spun until the
+    /// holder's core came back to it, a whole time slice (a quarter of the progress
+    /// thread's time went to `pthread_spin_lock` under a fetch_add loop over tcp). The
+    /// gate sleeps instead. The message handlers that run inside progress never call
+    /// into the worker, so it is never taken twice by one thread.
+    #[inline]
+    pub(crate) fn gated<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _held = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        f()
+    }
+
     /// One round of progress; wakes this PE's waiters when something was delivered.
     pub(crate) fn progress(&self) -> u32 {
         // SAFETY: the worker is live until `Drop` for UcxTransport, which joins the
         // progress thread first.
-        let n = unsafe { (self.ucp.ucp_worker_progress)(self.worker) };
+        let n = self.gated(|| unsafe { (self.ucp.ucp_worker_progress)(self.worker) });
         if n > 0 && !self.stop.load(Ordering::Acquire) {
             notify::wake(self.my_base);
         }
@@ -106,7 +121,7 @@ impl Worker {
             return;
         };
         // SAFETY: the worker is live (see `progress`).
-        let st = unsafe { (self.ucp.ucp_worker_arm)(self.worker) };
+        let st = self.gated(|| unsafe { (self.ucp.ucp_worker_arm)(self.worker) });
         if st != ffi::UCS_OK {
             // UCS_ERR_BUSY: events are pending; anything else: do not trust the descriptor.
             if st != ffi::UCS_ERR_BUSY {
@@ -177,10 +192,10 @@ impl Worker {
                 let describe = || format!("UCX {} on PE {}", what(), self.my_pe);
                 loop {
                     // SAFETY: `req` is a live request returned by UCX, freed only below.
-                    let st = unsafe { (self.ucp.ucp_request_check_status)(req) };
+                    let st = self.gated(|| unsafe { (self.ucp.ucp_request_check_status)(req) });
                     if st != ffi::UCS_INPROGRESS {
                         // SAFETY: completed requests are released exactly once.
-                        unsafe { (self.ucp.ucp_request_free)(req) };
+                        self.gated(|| unsafe { (self.ucp.ucp_request_free)(req) });
                         if st != ffi::UCS_OK {
                             return Err(self.failure(st, what));
                         }
@@ -208,7 +223,7 @@ impl Worker {
         }
         for (pe, &ep) in eps.iter().enumerate().filter(|(_, e)| !e.is_null()) {
             // SAFETY: a live endpoint, closed once (callers close each list once).
-            let started = unsafe { (self.ucp.ucp_ep_close_nbx)(ep, &param) };
+            let started = self.gated(|| unsafe { (self.ucp.ucp_ep_close_nbx)(ep, &param) });
             if !force {
                 if let Err(e) = self.wait(started, || format!("close of the endpoint to PE {pe}")) {
                     tracing::warn!("{e}");
@@ -216,13 +231,13 @@ impl Worker {
             } else if let Started::Request(req) = classify(started) {
                 for _ in 0..100_000 {
                     // SAFETY: a live request, released below.
-                    if unsafe { (self.ucp.ucp_request_check_status)(req) } != ffi::UCS_INPROGRESS {
+                    if self.gated(|| unsafe { (self.ucp.ucp_request_check_status)(req) }) != ffi::UCS_INPROGRESS {
                         break;
                     }
                     self.progress();
                 }
                 // SAFETY: released once.
-                unsafe { (self.ucp.ucp_request_free)(req) };
+                self.gated(|| unsafe { (self.ucp.ucp_request_free)(req) });
             }
         }
     }
@@ -435,6 +450,7 @@ fn open(my_pe: usize, my_base: usize, waits: Waits, features: u64) -> Result<(Wo
         app_waiting: AtomicUsize::new(0),
         poll_window,
         watcher,
+        gate: std::sync::Mutex::new(()),
     };
     w.check("init: ucp_worker_get_address", st)?;
     // SAFETY: UCX returned `len` readable bytes at `addr`.
@@ -494,7 +510,7 @@ impl UcxTransport {
         self.pieces(pe, offset, width, |ep, raddr, rkey, _, _| {
             // SAFETY: `value` and `reply` hold `width` bytes (little endian: the low bytes
             // of the u64) and outlive the wait below; ep and rkey are live.
-            let started = unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) };
+            let started = self.w.gated(|| unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) });
             self.w.wait(started, || format!("{width}-byte atomic {op} on PE {pe} at offset {offset:#x}"))
         })?;
         let old = u64::from_le_bytes(reply);
@@ -512,7 +528,7 @@ impl UcxTransport {
         self.pieces(pe, offset, width, |ep, raddr, rkey, _, _| {
             // SAFETY: `value` holds `width` bytes (little endian) and outlives the wait for
             // local completion below; ep and rkey are live.
-            let started = unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) };
+            let started = self.w.gated(|| unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) });
             self.w.wait(started, || format!("{width}-byte atomic {op} posted to PE {pe} at offset {offset:#x}"))
         })?;
         // Counted like a put: the next quiet flushes the endpoint.
@@ -595,7 +611,7 @@ impl Transport for UcxTransport {
         self.pieces(pe, offset, src.len(), |ep, raddr, rkey, start, n| {
             // SAFETY: `src[start..start+n]` is readable and outlives the wait (local
             // completion: UCX is done with the buffer when the request completes).
-            let started = unsafe { (self.w.ucp.ucp_put_nbx)(ep, src[start..].as_ptr().cast(), n, raddr, rkey, &param) };
+            let started = self.w.gated(|| unsafe { (self.w.ucp.ucp_put_nbx)(ep, src[start..].as_ptr().cast(), n, raddr, rkey, &param) });
             self.w.wait(started, || format!("put of {n} bytes to PE {pe} at offset {:#x}", offset + start))
         })?;
         // Counted after it was issued: a flush started after a quiet read this count
@@ -613,7 +629,7 @@ impl Transport for UcxTransport {
         self.pieces(pe, offset, dst.len(), |ep, raddr, rkey, start, n| {
             // SAFETY: `base+start..+n` lies in `dst`, writable and alive until the
             // request completes (waited for here).
-            let started = unsafe { (self.w.ucp.ucp_get_nbx)(ep, base.add(start).cast(), n, raddr, rkey, &param) };
+            let started = self.w.gated(|| unsafe { (self.w.ucp.ucp_get_nbx)(ep, base.add(start).cast(), n, raddr, rkey, &param) });
             self.w.wait(started, || format!("get of {n} bytes from PE {pe} at offset {:#x}", offset + start))
         })
     }
@@ -649,7 +665,7 @@ impl Transport for UcxTransport {
 
     fn fence(&self) -> Result<()> {
         // SAFETY: live worker.
-        let st = unsafe { (self.w.ucp.ucp_worker_fence)(self.w.worker) };
+        let st = self.w.gated(|| unsafe { (self.w.ucp.ucp_worker_fence)(self.w.worker) });
         if st != ffi::UCS_OK {
             return Err(self.w.failure(st, || "fence".into()));
         }
@@ -670,7 +686,7 @@ impl Transport for UcxTransport {
             let issued = self.puts[pe].load(Ordering::Acquire);
             if self.flushed[pe].load(Ordering::Acquire) < issued {
                 // SAFETY: live endpoint.
-                started.push((pe, issued, unsafe { (self.w.ucp.ucp_ep_flush_nbx)(self.eps[pe], &param) }));
+                started.push((pe, issued, self.w.gated(|| unsafe { (self.w.ucp.ucp_ep_flush_nbx)(self.eps[pe], &param) })));
             }
         }
         let mut outcome = Ok(());
@@ -688,6 +704,33 @@ impl Transport for UcxTransport {
 
     fn direct_address(&self, _pe: usize, _offset: usize) -> Option<usize> {
         None
+    }
+
+    fn driver(&self) -> Option<Arc<dyn notify::Drive>> {
+        Some(self.w.clone())
+    }
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker").field("my_pe", &self.my_pe).finish_non_exhaustive()
+    }
+}
+
+/// A thread of this PE polling in a wait progresses the worker itself, and the progress
+/// thread stands back meanwhile (as it does for [`Worker::wait`]).
+impl notify::Drive for Worker {
+    fn enter(&self) {
+        self.app_waiting.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn drive(&self) {
+        self.progress();
+    }
+
+    fn leave(&self) {
+        self.app_waiting.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -733,7 +776,7 @@ impl SegmentHook for UcxTransport {
         for (pe, blob) in all.iter().enumerate() {
             if !self.eps[pe].is_null() {
                 // SAFETY: live endpoint to `pe`; `blob` is the rkey `pe` packed.
-                let st = unsafe { (w.ucp.ucp_ep_rkey_unpack)(self.eps[pe], blob[1..].as_ptr().cast(), &mut rkeys[pe]) };
+                let st = w.gated(|| unsafe { (w.ucp.ucp_ep_rkey_unpack)(self.eps[pe], blob[1..].as_ptr().cast(), &mut rkeys[pe]) });
                 w.check("symmetric heap registration: ucp_ep_rkey_unpack", st)?;
             }
         }

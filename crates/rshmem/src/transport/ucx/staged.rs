@@ -280,7 +280,8 @@ impl Shared {
         param.flags = ffi::UCP_AM_SEND_FLAG_EAGER;
         // SAFETY: live endpoint; `buf` is readable and outlives the wait below (UCX is
         // done with it when the request completes).
-        let started = unsafe { (self.w.ucp.ucp_am_send_nbx)(ep, am, std::ptr::null(), 0, buf.as_ptr().cast(), buf.len(), &param) };
+        let started =
+            self.w.gated(|| unsafe { (self.w.ucp.ucp_am_send_nbx)(ep, am, std::ptr::null(), 0, buf.as_ptr().cast(), buf.len(), &param) });
         self.w.wait(started, || format!("active message of {} bytes to PE {pe}", buf.len()))
     }
 
