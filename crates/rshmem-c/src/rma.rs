@@ -49,7 +49,14 @@ pub(crate) unsafe fn get(
         }
         // SAFETY: the caller passes room for `nelems` elements at `dest`.
         let dst = unsafe { local_mut(call, "dest", dest, bytes_of(call, nelems, size)) };
-        if nbi { c.getmem_nbi(dst, source as usize, pe) } else { c.getmem(dst, source as usize, pe) }.or_exit(call)
+        if nbi {
+            // SAFETY: OpenSHMEM's contract for `dest` of a non-blocking get: the program
+            // leaves it alone until the next quiet.
+            unsafe { c.getmem_nbi_raw(dst.as_mut_ptr(), dst.len(), source as usize, pe) }
+        } else {
+            c.getmem(dst, source as usize, pe)
+        }
+        .or_exit(call)
     })
 }
 

@@ -161,6 +161,23 @@ static void test_sized(void) {
     shmem_ctx_get32_nbi(SHMEM_CTX_DEFAULT, out + 192, b + 192, 16, next);
     shmem_quiet();
     for (int i = 0; i < 256; i++) CHECK(out[i] == (unsigned char)(i * 7 + me), "sized get byte %d", i);
+    /* 16 non-blocking gets in flight at once (over a remote transport they stay in flight
+       until the quiet), 8 KiB each, into distinct pieces of one buffer */
+    {
+        enum { PIECES = 16, PIECE = 8192 };
+        unsigned char *gsrc = shmem_malloc(PIECES * PIECE);
+        static unsigned char got[PIECES * PIECE];
+        for (int i = 0; i < PIECES * PIECE; i++) gsrc[i] = (unsigned char)(i * 13 + me);
+        memset(got, 0, sizeof got);
+        shmem_barrier_all();
+        for (int k = PIECES - 1; k >= 0; k--) shmem_getmem_nbi(got + k * PIECE, gsrc + k * PIECE, PIECE, next);
+        shmem_quiet();
+        int bad = 0;
+        for (int i = 0; i < PIECES * PIECE; i++) bad += got[i] != (unsigned char)(i * 13 + next);
+        CHECK(bad == 0, "16 getmem_nbi in flight: %d of %d bytes wrong", bad, PIECES * PIECE);
+        shmem_barrier_all();
+        shmem_free(gsrc);
+    }
     /* iput64: 8-byte elements, every 2nd */
     uint64_t *w = (uint64_t *)(void *)b;
     uint64_t wv[4] = {1, 2, 3, 4};

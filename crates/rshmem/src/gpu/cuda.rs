@@ -109,7 +109,8 @@ pub struct Cuda {
     sms: std::sync::OnceLock<usize>,
     /// Whether the driver has `cuMemcpyBatchAsync_v2` (CUDA 13), through which
     /// [`Cuda::copy_engine_async`] asks for a copy engine.
-    batch_copy: bool,
+    /// Cleared when the driver refuses such a copy (it then gets the plain one).
+    batch_copy: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread once made current there,
@@ -148,7 +149,7 @@ impl Cuda {
             streams: Arc::default(),
             sharers: AtomicUsize::new(1),
             sms: std::sync::OnceLock::new(),
-            batch_copy,
+            batch_copy: std::sync::atomic::AtomicBool::new(batch_copy),
         })
     }
 
@@ -437,12 +438,13 @@ impl Cuda {
     /// sides are on one GPU runs as a copy kernel on the SMs (on the H200 it took a compute
     /// kernel's SMs and ran after it), so this asks the driver for a DMA engine with
     /// `cuMemcpyBatchAsync` and `CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` (source read in
-    /// stream order). Drivers older than CUDA 13 get the plain copy.
+    /// stream order). Drivers older than CUDA 13 get the plain copy, and so does every
+    /// later copy once the driver refuses one (logged once).
     pub fn copy_engine_async(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
-        if !self.batch_copy {
+        if !self.batch_copy.load(Ordering::Relaxed) {
             return self.copy_async(dst, src, n, stream);
         }
         let here = sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: self.ordinal as i32 };
@@ -455,11 +457,17 @@ impl Cuda {
         let (mut d, mut s, mut len, mut first) = (dst, src, n, 0usize);
         // SAFETY: both ranges are mapped device memory in this context's address space (the
         // caller's contract); the arrays are one-element locals the call only reads.
-        check(
-            unsafe { sys::cuMemcpyBatchAsync_v2(&mut d, &mut s, &mut len, 1, &mut attr, &mut first, 1, stream.raw) },
-            "cuMemcpyBatchAsync",
-            self.pe,
-        )
+        let r = unsafe { sys::cuMemcpyBatchAsync_v2(&mut d, &mut s, &mut len, 1, &mut attr, &mut first, 1, stream.raw) };
+        if r == sys::CUresult::CUDA_SUCCESS {
+            return Ok(());
+        }
+        if self.batch_copy.swap(false, Ordering::Relaxed) {
+            tracing::warn!(
+                pe = self.pe,
+                "cuMemcpyBatchAsync refused a copy-engine copy ({r:?}): copy-engine puts use cuMemcpyAsync from now on"
+            );
+        }
+        self.copy_async(dst, src, n, stream)
     }
 
     /// Loads a module image (cubin or PTX).

@@ -53,6 +53,21 @@ impl Ctx {
         self.get_bytes("getmem_nbi", dest, src_addr, pe)
     }
 
+    /// [`Ctx::getmem_nbi`] into raw memory, for callers without a borrow to give (the C
+    /// ABI): on a remote transport the get may still be in flight on return, and
+    /// `quiet` completes it, as OpenSHMEM's `getmem_nbi` allows (the mapped transport
+    /// copies at once).
+    ///
+    /// # Safety
+    /// `dest` must be valid for writes of `len` bytes, and neither read nor written by
+    /// anyone else, until the next `quiet` of this context returns.
+    pub unsafe fn getmem_nbi_raw(&self, dest: *mut u8, len: usize, src_addr: usize, pe: usize) -> Result<()> {
+        const CALL: &str = "getmem_nbi";
+        let (pe, off) = self.target(CALL, "source", src_addr, len, pe)?;
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.to(pe).get_nbi(pe, off, dest, len) }.map_err(|e| e.during(CALL))
+    }
+
     /// Strided byte put: `nelems` elements of `elem` bytes, `dst_stride` and `src_stride`
     /// elements apart (the engine of `iput` and the sized `iputN`).
     pub fn iputmem(

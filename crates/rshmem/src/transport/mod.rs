@@ -99,6 +99,16 @@ pub trait Transport: Send + Sync + Debug {
         self.get(src_pe, src_offset, &mut buf)?;
         self.put(dst_pe, dst_offset, &buf)
     }
+    /// A get that may still be in flight when it returns: `quiet` completes it. The
+    /// default is [`Transport::get`], complete on return.
+    ///
+    /// # Safety
+    /// `dst` must stay valid for writes of `len` bytes, and unread and unwritten by
+    /// anyone else, until the next `quiet` of this transport returns.
+    unsafe fn get_nbi(&self, pe: usize, offset: usize, dst: *mut u8, len: usize) -> Result<()> {
+        // SAFETY: the caller's promise covers the whole call.
+        self.get(pe, offset, unsafe { std::slice::from_raw_parts_mut(dst, len) })
+    }
     /// Atomic store of a `width`-byte word (used by p, signal set).
     fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) -> Result<()>;
     /// Atomic load of a `width`-byte word.

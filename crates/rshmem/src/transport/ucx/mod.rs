@@ -285,6 +285,9 @@ pub struct UcxTransport {
     /// endpoints with puts beyond it (a flush is a round trip to the peer; gets and
     /// atomics are complete when they return and need none).
     flushed: Vec<AtomicU64>,
+    /// Gets still in flight (`get_nbi`), with the PE each reads from: `quiet` waits for
+    /// them (requests are raw pointers, kept as addresses).
+    in_flight: std::sync::Mutex<Vec<(usize, usize)>>,
 }
 
 // SAFETY: endpoints and rkeys are used through the thread-safe worker (multi mode);
@@ -325,6 +328,7 @@ impl UcxTransport {
             closed: AtomicBool::new(false),
             puts: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
             flushed: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
+            in_flight: std::sync::Mutex::new(Vec::new()),
         };
         let handle = std::thread::Builder::new()
             .name(format!("rshmem-ucx-progress-pe{my_pe}"))
@@ -634,6 +638,26 @@ impl Transport for UcxTransport {
         })
     }
 
+    unsafe fn get_nbi(&self, pe: usize, offset: usize, dst: *mut u8, len: usize) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        let param = ffi::ucp_request_param_t::empty();
+        self.pieces(pe, offset, len, |ep, raddr, rkey, start, n| {
+            // SAFETY: `dst+start..+n` lies in the caller's buffer, which stays valid until
+            // the quiet that waits for this request (the caller's promise).
+            let started = self.w.gated(|| unsafe { (self.w.ucp.ucp_get_nbx)(ep, dst.add(start).cast(), n, raddr, rkey, &param) });
+            match classify(started) {
+                Started::Done => Ok(()),
+                Started::Failed(st) => Err(self.w.failure(st, || format!("get of {n} bytes from PE {pe} at offset {:#x}", offset + start))),
+                Started::Request(req) => {
+                    self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).push((pe, req as usize));
+                    Ok(())
+                }
+            }
+        })
+    }
+
     fn store_word(&self, pe: usize, offset: usize, width: usize, value: u64) -> Result<()> {
         self.amo(pe, offset, width, AmoOp::Set, value, 0).map(|_| ())
     }
@@ -690,6 +714,18 @@ impl Transport for UcxTransport {
             }
         }
         let mut outcome = Ok(());
+        // Gets left in flight (to the PEs this quiet covers) complete here too.
+        let gets: Vec<(usize, usize)> = {
+            let mut all = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            let (mine, rest) = all.drain(..).partition(|&(p, _)| pe.is_none_or(|q| q == p));
+            *all = rest;
+            mine
+        };
+        for (from, req) in gets {
+            if let Err(e) = self.w.wait(req as *mut c_void, || format!("get from PE {from} (non-blocking)")) {
+                outcome = outcome.and(Err(e));
+            }
+        }
         for (pe, issued, s) in started {
             match self.w.wait(s, || format!("flush of the endpoint to PE {pe}")) {
                 Ok(()) => {
