@@ -9,7 +9,8 @@
 #           the RMA rows with 2 PEs as processes beside NVSHMEM, and the on-stream
 #           collectives of 1 PE beside NCCL (issue 22). PARTS="thr proc one" picks parts;
 #           PARTS=anchor-compat runs rshmem-perf's NVSHMEM anchor built against the compat layer.
-#   engines: issue 25's engine bench (2 thread PEs: copy engine beside compute) and relays.
+#   engines: issue 25's engine checks and bench (2 thread PEs: copy engine beside compute),
+#           the proxy over UCX tcp, and relays.
 #   python: the Python package's GPU check.
 #   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
 #   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
@@ -125,6 +126,12 @@ engines)
   # compute kernel beside a 16 GiB transfer) with 2 PEs as threads of one process, so the
   # kernels of both PEs run at once instead of time-slicing; then the relays again.
   ucx_env=(RSHMEM_REMOTE_ENGINE=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n RSHMEM_DEVICE_WAIT_TIMEOUT=60)
+  # Every engine's calls checked at each scope (copy-engine puts go through
+  # cuMemcpyBatchAsync with the prefer-overlap flag), then the proxy over UCX tcp (the
+  # UCX worker gate).
+  step engines_check_thr2 150 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=2G "$B/rshmemrun" -n 2 --pes-per-process 2 --timeout 140 "$B/gpu_engines" check
+  step proxy_tcp_proc2 120 env RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
+    RSHMEM_DEVICE_WAIT_TIMEOUT=30 "$B/rshmemrun" -n 2 --timeout 110 "$B/gpu_proxy"
   step engines_bench_thr2 300 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=4G RSHMEM_WAIT_WARN=120 \
     "$B/rshmemrun" -n 2 --pes-per-process 2 --timeout 290 "$B/gpu_engines" bench
   grep -E '^(bench|anchor|batch|overlap|cost|   *(sm|ce|remote) )' "$L/engines_bench_thr2.log" | head -60

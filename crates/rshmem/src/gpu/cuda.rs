@@ -435,8 +435,8 @@ impl Cuda {
     }
 
     /// [`Cuda::copy_async`] on a copy engine: a device-to-device `cuMemcpyAsync` whose two
-    /// sides are on one GPU runs as a copy kernel on the SMs (on the H200 it took a compute
-    /// kernel's SMs and ran after it), so this asks the driver for a DMA engine with
+    /// sides are on one GPU behaves as a copy on the SMs (on the H200 it moved 2087 GB/s
+    /// alone and 696 GB/s beside a compute kernel on every SM), so this asks the driver for a DMA engine with
     /// `cuMemcpyBatchAsync` and `CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` (source read in
     /// stream order). Drivers older than CUDA 13 get the plain copy, and so does every
     /// later copy once the driver refuses one (logged once).

@@ -3,8 +3,8 @@
 //!
 //! The device API (`rshmem_device_engines.cuh`) lets a kernel pick the engine that moves its
 //! bytes: the SM's own stores (`rshmem_putmem_nbi` on mapped peers), the copy engine
-//! (`rshmemx_ce_*`, carried out by this PE's host proxy with `cuMemcpyAsync`, no SM spent
-//! on the bytes) or the remote transport (`rshmemx_remote_*`, through the proxy and UCX even
+//! (`rshmemx_ce_*`, carried out by this PE's host proxy with `Cuda::copy_engine_async`,
+//! no SM spent on the bytes) or the remote transport (`rshmemx_remote_*`, through the proxy and UCX even
 //! where a mapping exists). [`Ctx::engine_reaches`] says beforehand which of them reach a
 //! PE, so a program can choose instead of stopping a kernel with a device error. On the
 //! host, [`Ctx::put_on_stream`] and [`Ctx::get_on_stream`] are the copy engine's transfers,

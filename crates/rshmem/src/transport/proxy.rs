@@ -13,7 +13,7 @@
 //!
 //! Engine-explicit requests (`rshmem_device_engines.cuh`) share the ring: remote-engine
 //! puts, gets and atomics (flag `FLAG_REMOTE`) go over the remote transport even to mapped
-//! peers; copy-engine copies (`KIND_CE_*`) are issued with `cuMemcpyAsync` on the proxy's
+//! peers; copy-engine copies (`KIND_CE_*`) are issued with `Cuda::copy_engine_async` on the proxy's
 //! own stream between mapped device addresses, each followed by an event; a batch
 //! (`KIND_BATCH`) points at several such requests in device memory. A ticket counts as
 //! complete (control word 0) once the transports have been quieted after it and every

@@ -727,9 +727,12 @@ fn overlap(ov: &Overlap, g: &rshmem::gpu::Gpu, m: &rshmem::gpu::Module, sms: usi
         xfer(engine, &s2);
         g.synchronize().unwrap();
         let x_alone = span(2);
+        // The transfer first: its kernel is on the GPU before the compute kernel's blocks
+        // fill every SM (a copy-engine transfer then holds one block while it waits in
+        // ce_quiet; an SM transfer holds its SMs until it is done).
         reset();
-        fma(iters, &s1);
         xfer(engine, &s2);
+        fma(iters, &s1);
         g.synchronize().unwrap();
         let (c, x) = (span(0), span(2));
         // Whether the two really ran at once: both kernels' spans on the GPU's clock, the
