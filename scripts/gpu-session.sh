@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|python|nvcc|compat
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|python|nvcc|compat|compat-init
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
@@ -11,6 +11,8 @@
 #           PARTS=anchor-compat runs rshmem-perf's NVSHMEM anchor built against the compat layer.
 #   engines: issue 25's engine checks and bench (2 thread PEs: copy engine beside compute),
 #           the proxy over UCX tcp, and relays.
+#   compat-init: NVSHMEM's MPI starts (unique id over MPI_Bcast, an MPI communicator) on the
+#           compatibility layer, 2 PEs under mpirun (crates/rshmem-c/compat/nvshmem/tests).
 #   python: the Python package's GPU check.
 #   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
 #   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
@@ -138,6 +140,22 @@ engines)
   step relay_hosts4 200 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 4 --timeout 190 \
     /bin/sh -c 'RSHMEM_HOST=h$((RSHMEM_PE / 2)) exec "$0" "$@"' "$B/gpu_engines" relay
   grep -A12 '^relay: PE 0' "$L/relay_hosts4.log"
+  ;;
+compat-init)
+  # NVSHMEM programs' MPI starts on the compat layer (issue 19): a unique id handed around
+  # with MPI_Bcast (NVSHMEMX_INIT_WITH_UNIQUEID) and an MPI communicator in reverse order
+  # (NVSHMEMX_INIT_WITH_MPI_COMM); 2 PEs as processes under mpirun, one GPU.
+  H=$(cd "$B/compat-home" && pwd)
+  command -v nvcc > /dev/null || export PATH=$PATH:/usr/local/cuda/bin
+  mpi_c=$(mpicc --showme:compile 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/openmpi/include)
+  mpi_l=$(mpicc --showme:link 2>/dev/null || echo -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi)
+  # shellcheck disable=SC2086
+  nvcc -rdc=true -arch=sm_90 -I"$H/include" $mpi_c crates/rshmem-c/compat/nvshmem/tests/init_modes.cu -o "$L/init_modes" \
+    -L"$H/lib" -lnvshmem_host -lnvshmem_device $mpi_l -Xlinker -rpath="$H/lib" > "$L/init_modes.build.log" 2>&1 || tail -5 "$L/init_modes.build.log"
+  for m in uid mpi; do
+    step "init_$m" 90 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH -x NVSHMEM_DISABLE_NVLS "$L/init_modes" $m
+    summary+=("    $(grep -m1 '^init_modes' "$L/init_$m.log")")
+  done
   ;;
 python)
   OUT=$L/python bash crates/rshmem-py/tests/gpu_check.sh > "$L/python.log" 2>&1; rc=$?

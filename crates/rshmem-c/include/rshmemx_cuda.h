@@ -44,6 +44,8 @@ typedef struct {
 /* ---- GPU PEs: init, the device state of nvcc-built code, device team handles, GPU heap, user buffers, rshmemx_ptr (a peer's address for kernels) ---- */
 int rshmemx_cuda_init(void);
 int rshmemx_cuda_init_thread(int requested, int *provided);
+int rshmemx_cuda_init_uniqueid(const char *id, int rank, int npes);
+int rshmemx_cuda_init_mpi_comm(const void *comm);
 int rshmemx_cuda_device(void);
 int rshmemx_cudart_register(rshmemx_state_address_fn state_address, rshmemx_function_of_fn function_of);
 int rshmemx_cumodule_init(rshmemx_cumodule_t module);

@@ -9,6 +9,9 @@
  * host, which map each other's memory. */
 #define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
 
+/* SHMEMX_UNIQUEID_LEN: the size of a buffer for shmemx_get_uniqueid's id. */
+#define SHMEMX_UNIQUEID_LEN 128
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,6 +19,16 @@ extern "C" {
 /* shmemx_wtime: seconds since a fixed point in this process (its first call), by the monotonic
  * clock; only differences between calls mean anything. */
 double shmemx_wtime(void);
+/* shmemx_get_uniqueid: on the process that will be rank 0 of a job started without a launcher: writes
+ * a meeting point on this host (text, at most SHMEMX_UNIQUEID_LEN bytes with its NUL; len is
+ * the buffer's size) for the program to hand to the other processes itself (MPI, a file). */
+int shmemx_get_uniqueid(char *id, size_t len);
+/* shmemx_init_uniqueid: starts the library (as shmem_init) as PE `rank` of `npes`, the PEs meeting over
+ * TCP at the id shmemx_get_uniqueid made; rank 0 is the process that made it. */
+int shmemx_init_uniqueid(const char *id, int rank, int npes);
+/* shmemx_init_mpi_comm: starts the library (as shmem_init) with the ranks of the MPI communicator `comm`
+ * points to (an MPI_Comm *) as PEs, in the communicator's order; MPI must be initialized. */
+int shmemx_init_mpi_comm(const void *comm);
 
 /* Earlier names of routines that OpenSHMEM standardized later: each is exactly the shmem_
  * routine of the same name (pe_quiet, signal_add/set and the sum scans: 1.6). */

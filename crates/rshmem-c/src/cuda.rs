@@ -15,6 +15,7 @@
 //! the C ABI does; team routines return nonzero for `SHMEM_TEAM_INVALID`.
 
 use crate::handle::{team_of, TeamHandle};
+use crate::meet::{cuda_init_mpi_comm, cuda_init_uniqueid};
 use crate::routine::Routine;
 use crate::state::{bad_arg, bytes_of, fatal, pe_arg, rt, try_rt, OrExit};
 use rshmem::gpu::cuda::{BorrowedStream, Stream as CuStream};
@@ -651,6 +652,8 @@ c_fn!(collective_launch_query_gridsize, "collective_launch_query_gridsize", rshm
 pub(crate) const SETUP: &[Routine] = routines![
     cuda_init,
     cuda_init_thread,
+    cuda_init_uniqueid,
+    cuda_init_mpi_comm,
     cuda_device,
     cudart_register,
     cumodule_init,

@@ -26,9 +26,9 @@ impl Section {
 
 /// Every exported routine, by header section.
 fn sections() -> Vec<Section> {
-    use crate::{active_set, amo, cache, coll, ctx, lock, longdouble, memory, order, p2p, rma, setup, signal, sync, teams};
+    use crate::{active_set, amo, cache, coll, ctx, lock, longdouble, meet, memory, order, p2p, rma, setup, signal, sync, teams};
     vec![
-        Section::new("Library setup, exit and query", &[&[setup::ROUTINES]]),
+        Section::new("Library setup, exit and query", &[&[setup::ROUTINES, meet::ROUTINES]]),
         Section::new("Memory management (collective)", &[&[memory::ROUTINES]]),
         Section::new("Teams", &[&[teams::ROUTINES]]),
         Section::new("Communication contexts", &[&[ctx::ROUTINES]]),
@@ -88,6 +88,7 @@ fn c_of(rust: &str, elem: &str) -> String {
         "c_long" => "long",
         "*mutc_long" => "long *",
         "*mutc_char" => "char *",
+        "*constc_char" => "const char *",
         "u64" => "uint64_t",
         "*mutu64" => "uint64_t *",
         "*constu64" => "const uint64_t *",
@@ -532,10 +533,24 @@ pub fn pshmem_h() -> String {
 }
 
 /// What each extension without a standard name does (`shmemx.h`'s comments).
-const EXTENSION_DOCS: &[(&str, &str)] = &[(
-    "wtime",
-    "seconds since a fixed point in this process (its first call), by the monotonic\n * clock; only differences between calls mean anything.",
-)];
+const EXTENSION_DOCS: &[(&str, &str)] = &[
+    (
+        "wtime",
+        "seconds since a fixed point in this process (its first call), by the monotonic\n * clock; only differences between calls mean anything.",
+    ),
+    (
+        "get_uniqueid",
+        "on the process that will be rank 0 of a job started without a launcher: writes\n * a meeting point on this host (text, at most SHMEMX_UNIQUEID_LEN bytes with its NUL; len is\n * the buffer's size) for the program to hand to the other processes itself (MPI, a file).",
+    ),
+    (
+        "init_uniqueid",
+        "starts the library (as shmem_init) as PE `rank` of `npes`, the PEs meeting over\n * TCP at the id shmemx_get_uniqueid made; rank 0 is the process that made it.",
+    ),
+    (
+        "init_mpi_comm",
+        "starts the library (as shmem_init) with the ranks of the MPI communicator `comm`\n * points to (an MPI_Comm *) as PEs, in the communicator's order; MPI must be initialized.",
+    ),
+];
 
 /// The `shmemx_` signatures, and whether each is an extension of its own
 /// ([`Naming::ExtensionOnly`]) or an earlier name of a standard routine.
@@ -563,6 +578,7 @@ pub fn shmemx_h() -> String {
     text.push_str(
         "/* SHMEMX_TEAM_NODE: the PEs on this PE's node. rshmem's SHMEM_TEAM_SHARED: the PEs of this\n \
          * host, which map each other's memory. */\n#define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED\n\n\
+         /* SHMEMX_UNIQUEID_LEN: the size of a buffer for shmemx_get_uniqueid's id. */\n#define SHMEMX_UNIQUEID_LEN 128\n\n\
          #ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
     );
     for (sig, _) in extensions().iter().filter(|(_, n)| *n == Naming::ExtensionOnly) {

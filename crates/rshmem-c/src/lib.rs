@@ -40,6 +40,7 @@ mod handle;
 pub mod header;
 mod lock;
 mod longdouble;
+mod meet;
 mod memory;
 mod order;
 mod p2p;

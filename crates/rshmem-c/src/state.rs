@@ -65,6 +65,16 @@ pub(crate) enum Memory {
 /// `rshmemx_cuda_init`); later calls do nothing, except that a GPU init after the runtime
 /// started with host memory is an error. A call after `shmem_finalize` is an error.
 pub(crate) fn initialize(call: &'static str, thread_level: c_int, memory: Memory) {
+    initialize_with(call, thread_level, memory, None)
+}
+
+/// Makes the bootstrap of a start without a launcher (`crate::meet`): run under the init
+/// lock, and only when the runtime is not running yet.
+pub(crate) type MakeBootstrap<'a> = &'a dyn Fn() -> rshmem::Result<Box<dyn rshmem::bootstrap::Bootstrap>>;
+
+/// [`initialize`], meeting the other PEs through the bootstrap `boot` makes instead of
+/// the one the environment names.
+pub(crate) fn initialize_with(call: &'static str, thread_level: c_int, memory: Memory, boot: Option<MakeBootstrap>) {
     let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
     match PHASE.load(Ordering::Acquire) {
         RUNNING => {
@@ -82,7 +92,13 @@ pub(crate) fn initialize(call: &'static str, thread_level: c_int, memory: Memory
         Ok(s) => s,
         Err(e) => fatal(call, format_args!("cannot make the program's global variables symmetric: {e}")),
     };
-    let ctx = match init_options(statics, memory).and_then(rshmem::init_with) {
+    let options = init_options(statics, memory).and_then(|mut o| {
+        if let Some(make) = boot {
+            o.bootstrap = Some(make()?);
+        }
+        Ok(o)
+    });
+    let ctx = match options.and_then(rshmem::init_with) {
         Ok(c) => c,
         Err(e) => fatal(call, e),
     };

@@ -46,6 +46,11 @@ fn text(o: &Output) -> String {
 
 /// Compiles `tests/c/<file>` and returns the program's path.
 fn build(file: &str) -> PathBuf {
+    build_with(file, &[])
+}
+
+/// [`build`] with more compiler arguments after the source (include folders, libraries).
+fn build_with(file: &str, extra: &[String]) -> PathBuf {
     let cxx = file.ends_with(".cpp");
     let stem = Path::new(file).file_stem().expect("stem").to_string_lossy().into_owned();
     let exe = out_dir().join(stem);
@@ -55,6 +60,7 @@ fn build(file: &str) -> PathBuf {
         .arg("-o")
         .arg(&exe)
         .arg(sources().join(file))
+        .args(extra)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", driver.display()));
     assert!(out.status.success(), "{} {file} failed:\n{}", driver.display(), text(&out));
@@ -117,6 +123,8 @@ const PROGRAMS: &[&str] = &[
     "cxx_conform.cpp",
     "sessions.c",
     "relay.c",
+    "uniqueid.c",
+    "mpi_comm.c",
 ];
 
 #[test]
@@ -253,6 +261,55 @@ fn global_exit_status_is_the_jobs() {
     for status in [0, 7] {
         let out = oshrun(&exe, 2, &[&status.to_string()]);
         assert_eq!(out.status.code(), Some(status), "global_exit({status}):\n{}", text(&out));
+    }
+}
+
+/// No launcher: the program makes a unique id, forks its PEs, and they meet over TCP
+/// (`shmemx_get_uniqueid`, `shmemx_init_uniqueid`). The launcher's variables are removed,
+/// so nothing but the id tells the PEs where to meet.
+#[test]
+fn uniqueid_job_without_a_launcher() {
+    let exe = build("uniqueid.c");
+    for n in [1, 3] {
+        let mut cmd = Command::new("timeout");
+        cmd.args(["120", &exe.to_string_lossy(), &n.to_string()]).env("RSHMEM_BOOTSTRAP_TIMEOUT", "60");
+        for v in ["RSHMEM_LAUNCHER_SOCK", "RSHMEM_PE", "RSHMEM_NPES", "RSHMEM_JOB_KEY", "PMIX_RANK", "PMIX_NAMESPACE", "RANK", "WORLD_SIZE"]
+        {
+            cmd.env_remove(v);
+        }
+        let out = cmd.output().expect("run uniqueid");
+        assert!(out.status.success(), "uniqueid with {n} PEs exited with {:?}:\n{}", out.status.code(), text(&out));
+        let want = format!("uniqueid: {n} PEs met through the id and checked");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&want), "no `{want}`:\n{}", text(&out));
+    }
+}
+
+/// The PEs of an MPI communicator (`shmemx_init_mpi_comm`) whose order reverses
+/// MPI_COMM_WORLD's, under Open MPI's mpirun; MPI is looked up at run time.
+#[test]
+fn mpi_communicator_start() {
+    if !have("mpicc") || !have("mpirun") {
+        println!("SKIPPED: no mpicc/mpirun (apt install openmpi-bin libopenmpi-dev)");
+        return;
+    }
+    let flags = |what: &str| -> Vec<String> {
+        let out = Command::new("mpicc").arg(format!("--showme:{what}")).output().expect("mpicc --showme");
+        String::from_utf8_lossy(&out.stdout).split_whitespace().map(str::to_string).collect()
+    };
+    // Open MPI's include folder holds its own shmem.h: oshcc's folder comes first, and MPI's
+    // is searched after the system's (-idirafter) so that only mpi.h comes from it.
+    let mut extra: Vec<String> =
+        flags("compile").iter().map(|f| f.strip_prefix("-I").map_or(f.clone(), |d| format!("-idirafter{d}"))).collect();
+    extra.extend(flags("link"));
+    let exe = build_with("mpi_comm.c", &extra);
+    for n in [2, 3] {
+        let mut cmd = Command::new("mpirun");
+        cmd.args(["--allow-run-as-root", "--oversubscribe", "--timeout", JOB_TIMEOUT, "-np", &n.to_string()]).arg(&exe);
+        cmd.env_remove("RSHMEM_LAUNCHER_SOCK").env("RSHMEM_BOOTSTRAP_TIMEOUT", "60");
+        let out = cmd.output().expect("run mpirun");
+        assert!(out.status.success(), "mpi_comm on {n} ranks exited with {:?}:\n{}", out.status.code(), text(&out));
+        let want = format!("mpi_comm: {n} PEs from a reversed communicator, checked");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&want), "no `{want}`:\n{}", text(&out));
     }
 }
 

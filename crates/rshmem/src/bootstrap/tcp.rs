@@ -59,6 +59,13 @@ impl UniqueId {
         Ok((UniqueId { addr, key: random_key()? }, listener))
     }
 
+    /// Made on rank 0 of a job that may span hosts: listens on every address of this host
+    /// at `port` (0 picks a free one) and advertises [`host_address`], the address the
+    /// others connect to. What the C ABI's `shmemx_get_uniqueid` makes.
+    pub fn for_this_host(port: u16) -> Result<(UniqueId, TcpListener)> {
+        UniqueId::create(SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), port), Some(host_address()))
+    }
+
     /// Text form: `rshmem-tcp1 ADDRESS KEY` (e.g. `rshmem-tcp1 10.0.0.5:29501 9f3c...`).
     pub fn to_text(&self) -> String {
         format!("{ID_PREFIX} {} {}", self.addr, self.key)
@@ -79,6 +86,23 @@ impl UniqueId {
         }
         Ok(UniqueId { addr, key })
     }
+}
+
+/// This host's address for other hosts: the source address of its default route (a UDP
+/// socket connected to a documentation address: nothing is sent), else the first
+/// non-loopback address its name resolves to, else loopback (a job of one host).
+pub fn host_address() -> IpAddr {
+    let routed = std::net::UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
+        .and_then(|s| s.connect((Ipv4Addr::new(192, 0, 2, 1), 9)).and_then(|()| s.local_addr()))
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified() && !ip.is_loopback());
+    if let Some(ip) = routed {
+        return ip;
+    }
+    let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
+    let named = (name.as_str(), 0u16).to_socket_addrs().ok().and_then(|mut a| a.find(|a| !a.ip().is_loopback()).map(|a| a.ip()));
+    named.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
 }
 
 /// A random job key: 16 bytes from the OS, in hex.
@@ -606,6 +630,24 @@ mod tests {
         for bad in ["", "rshmem-tcp1", "other 127.0.0.1:1 k", "rshmem-tcp1 nothost k", "rshmem-tcp1 127.0.0.1:1 k extra"] {
             assert!(UniqueId::from_text(bad).is_err(), "{bad}");
         }
+    }
+
+    /// An id for other hosts listens on every address and carries one they can reach (not
+    /// the unspecified address), and a rank joins through it.
+    #[test]
+    fn ids_for_this_host_advertise_a_reachable_address() {
+        let (id, listener) = UniqueId::for_this_host(0).unwrap();
+        assert!(!id.addr.ip().is_unspecified(), "{id:?}");
+        assert!(listener.local_addr().unwrap().ip().is_unspecified());
+        assert_eq!(UniqueId::from_text(&id.to_text()).unwrap(), id);
+        let t = Duration::from_secs(20);
+        let key = id.key.clone();
+        let root = std::thread::spawn(move || TcpBootstrap::join(Rendezvous::Listen(listener), &key, 0, 2, t).unwrap());
+        let mut member = TcpBootstrap::join(Rendezvous::Connect(vec![id.addr]), &id.key, 1, 2, t).unwrap();
+        let mut root = root.join().unwrap();
+        let other = std::thread::spawn(move || member.allgather(b"1").unwrap());
+        assert_eq!(root.allgather(b"0").unwrap(), vec![b"0".to_vec(), b"1".to_vec()]);
+        assert_eq!(other.join().unwrap(), vec![b"0".to_vec(), b"1".to_vec()]);
     }
 
     /// Three ranks as threads of this process: allgather, barrier, a refused stranger,

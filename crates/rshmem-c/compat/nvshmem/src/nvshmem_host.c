@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rshmem_nvshmem.h"
+#include <shmemx.h>
 
 /* The host handle of each device team slot this library has seen (teams are numbers in
  * NVSHMEM's API; the slot is rshmemx_team_device's answer). */
@@ -72,19 +73,26 @@ int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr) {
             return NVSHMEMX_ERROR_NOT_SUPPORTED;
         }
     }
-    rc = init_gpu_pes(call, -1, NULL);
-    if (rc != NVSHMEMX_SUCCESS) return rc;
     if (flags & NVSHMEMX_INIT_WITH_UNIQUEID) {
-        /* The PEs met through rshmem's own bootstrap (rshmemrun, PMIx under mpirun/srun,
-         * torchrun's environment); the id only has to agree with it. */
+        /* The PEs meet over TCP at the id rank 0 made (nvshmemx_get_uniqueid) and the
+         * program handed around; rank 0 must be the process that made it. */
         const nvshmemx_uniqueid_args_t* u = &attr->args.uid_args;
-        if (u->myrank != shmem_my_pe() || u->nranks != shmem_n_pes()) {
-            fprintf(stderr, "rshmem (NVSHMEM compatibility): %s: unique-id rank %d of %d, but rshmem's bootstrap made this "
-                            "PE %d of %d: start the job with rshmemrun, or mpirun/srun with PMIx\n",
-                    call, u->myrank, u->nranks, shmem_my_pe(), shmem_n_pes());
-            return NVSHMEMX_ERROR_INVALID_VALUE;
-        }
+        if (!u->uid) die(call, "attr", "no unique id: call nvshmemx_set_attr_uniqueid_args first");
+        if (strncmp(u->uid->internal, "rshmem-tcp1 ", 12) != 0) die(call, "uniqueid", "not an id of nvshmemx_get_uniqueid");
+        rc = rshmemx_cuda_init_uniqueid(u->uid->internal, u->myrank, u->nranks);
+    } else if (flags & NVSHMEMX_INIT_WITH_MPI_COMM) {
+        /* The communicator's ranks are the PEs (its rank 0 makes an id and broadcasts it). */
+        void* comm = attr->mpi_comm ? attr->mpi_comm : attr->args.mpi_comm;
+        if (!comm) die(call, "attr", "no communicator: set attr.mpi_comm to the address of an MPI_Comm");
+        rc = rshmemx_cuda_init_mpi_comm(comm);
+    } else {
+        return init_gpu_pes(call, -1, NULL);
     }
+    if (rc != 0) {
+        fprintf(stderr, "rshmem (NVSHMEM compatibility): %s: GPU init failed (%d)\n", call, rc);
+        return NVSHMEMX_ERROR_INTERNAL;
+    }
+    initialized = 1;
     return NVSHMEMX_SUCCESS;
 }
 
@@ -99,12 +107,11 @@ int nvshmemx_init_status(void) { return initialized ? NVSHMEM_STATUS_IS_INITIALI
 void nvshmemx_hostlib_finalize(void) { shmem_finalize(); }
 
 int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t* id) {
-    static const char text[] = "rshmem: PEs meet through rshmem's bootstrap";
+    /* A meeting point on this host (rank 0's): its address and a job key, as text. */
     if (!id) die("nvshmemx_get_uniqueid", "uniqueid", "null");
     memset(id, 0, sizeof *id);
     id->version = 1;
-    memcpy(id->internal, text, sizeof text);
-    return NVSHMEMX_SUCCESS;
+    return shmemx_get_uniqueid(id->internal, sizeof id->internal) == 0 ? NVSHMEMX_SUCCESS : NVSHMEMX_ERROR_INTERNAL;
 }
 
 int nvshmemx_set_attr_uniqueid_args(int myrank, int nranks, const nvshmemx_uniqueid_t* id, nvshmemx_init_attr_t* attr) {
