@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|python|nvcc|compat|compat-init
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|python|nvcc|compat|compat-init
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
@@ -11,6 +11,9 @@
 #           PARTS=anchor-compat runs rshmem-perf's NVSHMEM anchor built against the compat layer.
 #   engines: issue 25's engine checks and bench (2 thread PEs: copy engine beside compute),
 #           the proxy over UCX tcp, and relays.
+#   launch: on-stream kernels with programmatic dependent launch (RSHMEM_GPU_OVERLAP_LAUNCH):
+#           collectives/suite/MoE checked, then on-stream rows with it off and on (thread
+#           PEs 8/4/2, LAUNCH_PES; 1 PE beside NCCL).
 #   compat-init: NVSHMEM's MPI starts (unique id over MPI_Bcast, an MPI communicator) on the
 #           compatibility layer, 2 PEs under mpirun (crates/rshmem-c/compat/nvshmem/tests).
 #   python: the Python package's GPU check.
@@ -140,6 +143,29 @@ engines)
   step relay_hosts4 200 env "${ucx_env[@]}" RSHMEM_SYMMETRIC_SIZE=1G "$B/rshmemrun" -n 4 --timeout 190 \
     /bin/sh -c 'RSHMEM_HOST=h$((RSHMEM_PE / 2)) exec "$0" "$@"' "$B/gpu_engines" relay
   grep -A12 '^relay: PE 0' "$L/relay_hosts4.log"
+  ;;
+launch)
+  # Programmatic dependent launch of the runtime's on-stream kernels
+  # (RSHMEM_GPU_OVERLAP_LAUNCH, default on): the collectives and suite checked with it on,
+  # then the on-stream rows measured with it off and on in this one run: thread PEs (8, 4,
+  # 2 on the one GPU) and 1 PE beside NCCL.
+  step coll_thr8 180 "$B/rshmemrun" -n 8 --pes-per-process 8 --timeout 170 "$B/gpu_coll"
+  step coll_proc2 240 "$B/rshmemrun" -n 2 --timeout 230 "$B/gpu_coll"
+  step suite_thr2 120 "$B/rshmemrun" -n 2 --pes-per-process 2 --timeout 110 "$B/gpu_suite"
+  step moe_thr8 120 "$B/rshmemrun" -n 8 --pes-per-process 8 --timeout 110 "$B/moe"
+  ops=reduce_on_stream,barrier_on_stream,alltoall_on_stream,broadcast_on_stream
+  for n in ${LAUNCH_PES:-8 4 2}; do
+    for o in 0 1; do
+      step "launch_thr${n}_o$o" 170 env RSHMEM_GPU_OVERLAP_LAUNCH=$o "$B/rshmem-perf" --gpu --ops $ops --reps 3 --warmup 3 --iters 200 \
+        --pes "$n" --pes-per-process "$n" --anchors none --begin 8 --end 8K --factor 32 --timeout 140 --out "$L/launch_thr${n}_o$o"
+      grep -E '_on_stream' "$L/launch_thr${n}_o$o.log" | sed "s/^/thr$n overlap=$o  /" | head -12
+    done
+  done
+  for o in 0 1; do
+    step "launch_one_o$o" 200 env RSHMEM_GPU_OVERLAP_LAUNCH=$o "$B/rshmem-perf" --gpu --reps 3 --warmup 10 --iters 200 --rep-bytes 1G \
+      --timeout 190 --pes 1 --anchors nccl --ops $ops --begin 8 --end 8M --factor 32 --out "$L/launch_one_o$o"
+    grep -E '_on_stream' "$L/launch_one_o$o.log" | sed "s/^/one overlap=$o  /" | head -20
+  done
   ;;
 compat-init)
   # NVSHMEM programs' MPI starts on the compat layer (issue 19): a unique id handed around

@@ -1,10 +1,13 @@
 // Kernels the host runtime itself launches: host AMOs on device memory and the
-// stream-ordered signal, wait, quiet and barrier. Compiled once per architecture.
+// stream-ordered signal, wait, quiet and barrier. Compiled once per architecture. Each
+// starts with rshmemi_stream_entry: the host may launch any of them overlapped with the
+// stream's previous kernel.
 #include "rshmem_device.cuh"
 
 // Atomic on a word of device memory (this PE's view of any local peer's heap).
 // op: 0 fetch, 1 set, 2 swap, 3 compare_swap, 4 fetch_add, 5 fetch_and, 6 fetch_or, 7 fetch_xor
 extern "C" __global__ void rshmemi_host_amo(rshmem_u64 addr, int width, int op, rshmem_u64 operand, rshmem_u64 compare, rshmem_u64* out) {
+    rshmemi_stream_entry();
     rshmem_u64 old = 0;
     if (width == 8) {
         rshmem_u64* a = (rshmem_u64*)addr;
@@ -37,15 +40,23 @@ extern "C" __global__ void rshmemi_host_amo(rshmem_u64 addr, int width, int op, 
 }
 
 extern "C" __global__ void rshmemi_stream_signal(rshmem_u64* sig, rshmem_u64 value, int op, int pe) {
+    rshmemi_stream_entry();
     rshmem_signal_op(sig, value, op, pe);
     __threadfence_system();
 }
 
 extern "C" __global__ void rshmemi_stream_wait(rshmem_u64* ivar, int cmp, rshmem_u64 value) {
+    rshmemi_stream_entry();
     rshmem_uint64_wait_until(ivar, cmp, value);
 }
 
-extern "C" __global__ void rshmemi_stream_quiet() { rshmem_quiet(); }
+extern "C" __global__ void rshmemi_stream_quiet() {
+    rshmemi_stream_entry();
+    rshmem_quiet();
+}
 
-extern "C" __global__ void rshmemi_stream_barrier(int team) { rshmem_barrier(team); }
+extern "C" __global__ void rshmemi_stream_barrier(int team) {
+    rshmemi_stream_entry();
+    rshmem_barrier(team);
+}
 

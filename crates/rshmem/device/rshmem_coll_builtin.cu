@@ -12,6 +12,7 @@
 #define RSHMEMI_COLL_THREADS 512
 
 extern "C" __global__ void __launch_bounds__(RSHMEMI_COLL_THREADS) rshmemi_stream_reduce(int team, rshmem_u64 dest, rshmem_u64 src, rshmem_u64 n, int dtype, int op, int kind, int proto, rshmem_u64 seq) {
+    rshmemi_stream_entry();
     void* d = (void*)dest;
     const void* s = (const void*)src;
     switch (dtype) {
@@ -27,5 +28,6 @@ extern "C" __global__ void __launch_bounds__(RSHMEMI_COLL_THREADS) rshmemi_strea
 }
 // kind: 0 broadcast, 1 fcollect, 2 alltoall; bytes per pair of PEs.
 extern "C" __global__ void __launch_bounds__(RSHMEMI_COLL_THREADS) rshmemi_stream_move(int team, rshmem_u64 dest, rshmem_u64 src, rshmem_u64 bytes, int kind, int root, int proto, rshmem_u64 seq) {
+    rshmemi_stream_entry();
     rshmemi_move<RSHMEMI_SCOPE_GRID>(team, (void*)dest, (const void*)src, bytes, kind, root, proto, seq);
 }

@@ -712,6 +712,20 @@ __device__ __forceinline__ void rshmem_barrier_all() { rshmem_quiet(); rshmemi_t
 RSHMEMI_SCOPED_BARRIER(_warp, rshmemi_lane() == 0, __syncwarp())
 RSHMEMI_SCOPED_BARRIER(_block, rshmemi_block_rank() == 0, __syncthreads())
 
+// First statement of every kernel the runtime launches on a stream. The host may launch
+// them with programmatic dependent launch (sm_90+, RSHMEM_GPU_OVERLAP_LAUNCH): the kernel
+// is then scheduled while the stream's previous kernel still runs, and waits here until
+// that kernel is complete and its writes are visible, so stream order holds as with a
+// plain launch; then it lets the stream's next such kernel be scheduled in turn, which
+// hides the launch latency of back-to-back on-stream calls. On a plain launch both
+// instructions return at once.
+__device__ __forceinline__ void rshmemi_stream_entry() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Typed put-with-signal at every scope (rshmem_int_put_signal_nbi_warp, ...).
 #include "rshmem_device_typed.cuh"
 // Engine-explicit operations (remote, copy engine), batches, 2-D copies, prefetch.

@@ -391,6 +391,7 @@ fn gpu_parts(
         coll_sets: config.gpu_coll_sets,
         sharers,
         one_device,
+        overlap_launch: config.gpu_overlap_launch,
     };
     let g = Gpu::new(cuda, dev, setup, config.kernel_cache())?;
     g.set_team(0, Some((0, 1, n_pes)))?;

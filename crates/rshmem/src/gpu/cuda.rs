@@ -111,6 +111,10 @@ pub struct Cuda {
     /// [`Cuda::copy_engine_async`] asks for a copy engine.
     /// Cleared when the driver refuses such a copy (it then gets the plain one).
     batch_copy: std::sync::atomic::AtomicBool,
+    /// Whether [`Cuda::launch_overlapped`] may use programmatic dependent launch: a device of
+    /// compute capability 9.0 or newer, `RSHMEM_GPU_OVERLAP_LAUNCH` not 0
+    /// ([`Cuda::set_overlap_launch`]); cleared when the driver refuses such a launch.
+    overlap_launch: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread once made current there,
@@ -150,6 +154,7 @@ impl Cuda {
             sharers: AtomicUsize::new(1),
             sms: std::sync::OnceLock::new(),
             batch_copy: std::sync::atomic::AtomicBool::new(batch_copy),
+            overlap_launch: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -607,6 +612,72 @@ impl Cuda {
             }
         };
         check(r, if cooperative { "cuLaunchCooperativeKernel" } else { "cuLaunchKernel" }, self.pe)
+    }
+
+    /// Allows (or forbids) [`Cuda::launch_overlapped`]'s programmatic dependent launch;
+    /// it is allowed only on devices of compute capability 9.0 and newer.
+    pub fn set_overlap_launch(&self, on: bool) -> Result<()> {
+        let ok = on && self.compute_capability()?.0 >= 9;
+        self.overlap_launch.store(ok, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Whether [`Cuda::launch_overlapped`] uses programmatic dependent launch.
+    pub fn overlap_launch(&self) -> bool {
+        self.overlap_launch.load(Ordering::Relaxed)
+    }
+
+    /// [`Cuda::launch`] (not cooperative) with programmatic dependent launch where allowed
+    /// ([`Cuda::overlap_launch`]): the kernel may be scheduled while the stream's previous
+    /// kernel still runs, which hides the launch latency of back-to-back calls. Where the
+    /// driver refuses it, this and later launches are plain (logged once).
+    ///
+    /// # Safety
+    /// As for [`Cuda::launch`], and the kernel's first statement is
+    /// `rshmemi_stream_entry()` (device/rshmem_device.cuh): it waits there for the stream's
+    /// previous kernel to complete, so that stream order holds.
+    pub unsafe fn launch_overlapped(
+        &self,
+        f: sys::CUfunction,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared: u32,
+        stream: &Stream,
+        params: &mut [*mut c_void],
+    ) -> Result<()> {
+        if self.overlap_launch() {
+            // SAFETY: an all-zero launch attribute is a valid value of the C struct; the
+            // fields set below are the programmatic-serialization attribute and its value.
+            let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let cfg = sys::CUlaunchConfig {
+                gridDimX: grid.0,
+                gridDimY: grid.1,
+                gridDimZ: grid.2,
+                blockDimX: block.0,
+                blockDimY: block.1,
+                blockDimZ: block.2,
+                sharedMemBytes: shared,
+                hStream: stream.raw,
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: the caller's contract; the config and its one attribute live until
+            // the call returns.
+            let r = unsafe { sys::cuLaunchKernelEx(&cfg, f, params.as_mut_ptr(), std::ptr::null_mut()) };
+            if r == sys::CUresult::CUDA_SUCCESS {
+                return Ok(());
+            }
+            if self.overlap_launch.swap(false, Ordering::Relaxed) {
+                tracing::warn!(
+                    pe = self.pe,
+                    "cuLaunchKernelEx refused a programmatic dependent launch ({r:?}): on-stream kernels launch plainly from now on"
+                );
+            }
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.launch(f, grid, block, shared, stream, params, false) }
     }
 
     /// Creates a non-blocking stream of this PE (one [`Cuda::synchronize`] waits for).

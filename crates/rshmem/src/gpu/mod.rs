@@ -164,14 +164,35 @@ impl Module {
     /// `args` must match the kernel's parameters in number and kind (each is passed in an
     /// 8-byte slot), and the kernel must only touch memory it may.
     pub unsafe fn launch(&self, kernel: &str, cfg: LaunchConfig, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_as(kernel, cfg, stream, args, false) }
+    }
+
+    /// [`Module::launch`]; `overlapped`: through [`cuda::Cuda::launch_overlapped`] (not for
+    /// cooperative launches; the kernel starts with `rshmemi_stream_entry()`).
+    ///
+    /// # Safety
+    /// As for [`Module::launch`].
+    unsafe fn launch_as(
+        &self,
+        kernel: &str,
+        cfg: LaunchConfig,
+        stream: Option<&Stream>,
+        args: &[KernelArg],
+        overlapped: bool,
+    ) -> Result<()> {
         let g = &self.gpu;
         g.cuda.bind()?;
         let f = self.inner.function(&g.cuda, kernel)?;
         let mut storage: Vec<[u8; 8]> = args.iter().map(|a| a.bytes()).collect();
         let mut params: Vec<*mut std::ffi::c_void> = storage.iter_mut().map(|b| b.as_mut_ptr() as *mut std::ffi::c_void).collect();
-        // SAFETY: one 8-byte slot per argument, alive until the launch call returns (the
-        // driver copies parameters at launch); the caller vouches for the kernel.
-        unsafe { g.cuda.launch(f, cfg.grid, cfg.block, cfg.shared_mem, stream.unwrap_or(&g.stream), &mut params, cfg.cooperative) }
+        let stream = stream.unwrap_or(&g.stream);
+        // SAFETY (both): one 8-byte slot per argument, alive until the launch call returns
+        // (the driver copies parameters at launch); the caller vouches for the kernel.
+        if overlapped && !cfg.cooperative {
+            return unsafe { g.cuda.launch_overlapped(f, cfg.grid, cfg.block, cfg.shared_mem, stream, &mut params) };
+        }
+        unsafe { g.cuda.launch(f, cfg.grid, cfg.block, cfg.shared_mem, stream, &mut params, cfg.cooperative) }
     }
 
     /// The module's name.
@@ -239,6 +260,9 @@ pub struct GpuSetup {
     pub sharers: usize,
     /// Every PE this one maps uses this PE's GPU (the same device, by UUID).
     pub one_device: bool,
+    /// Launch on-stream kernels overlapped with their stream's previous kernel
+    /// (`RSHMEM_GPU_OVERLAP_LAUNCH`; see [`cuda::Cuda::launch_overlapped`]).
+    pub overlap_launch: bool,
 }
 
 impl Gpu {
@@ -246,6 +270,7 @@ impl Gpu {
     pub fn new(cuda: Arc<Cuda>, heap: Arc<DeviceHeap>, s: GpuSetup, cache: std::path::PathBuf) -> Result<Arc<Gpu>> {
         cuda.bind()?;
         cuda.set_sharers(s.sharers);
+        cuda.set_overlap_launch(s.overlap_launch)?;
         let (maj, min) = cuda.compute_capability()?;
         let layout = DeviceSysLayout::new(s.max_teams, s.n_pes, s.coll_sets);
         let state = DeviceState {
@@ -643,17 +668,31 @@ impl Gpu {
         let inner = self.coll_builtins()?;
         let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_coll_builtin".into() };
         let cfg = LaunchConfig { grid: (blocks.max(1) as u32, 1, 1), block: (COLL_THREADS as u32, 1, 1), shared_mem: 0, cooperative };
+        let overlapped = !cooperative && self.may_overlap(blocks.max(1))?;
         // SAFETY: callers in gpu/coll.rs pass the argument kinds of the kernels in
-        // device/rshmem_coll_builtin.cu, with addresses the heap checked.
-        unsafe { m.launch(kernel, cfg, Some(stream), args) }
+        // device/rshmem_coll_builtin.cu, with addresses the heap checked; each kernel there
+        // starts with rshmemi_stream_entry.
+        unsafe { m.launch_as(kernel, cfg, Some(stream), args, overlapped) }
+    }
+
+    /// Whether an on-stream kernel of `blocks` blocks may be launched overlapped with its
+    /// stream's previous kernel ([`cuda::Cuda::launch_overlapped`]). Such a kernel holds its
+    /// blocks while it waits for the previous one, so that is allowed only while every
+    /// thread PE on this GPU can have two such kernels resident beside each other at one
+    /// block per multiprocessor: a PE's waiting kernel then never keeps another PE's
+    /// running one (which the first may wait for) off the GPU.
+    fn may_overlap(&self, blocks: usize) -> Result<bool> {
+        Ok(self.cuda.overlap_launch() && 2 * self.sharers() * blocks <= self.sm_count()?)
     }
 
     pub(crate) fn launch_builtin(&self, kernel: &str, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
         let inner = self.builtins()?;
         let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_builtin".into() };
+        let overlapped = stream.is_some() && self.may_overlap(1)?;
         // SAFETY: the callers in this crate pass the argument kinds of the builtin kernels'
-        // signatures (device/rshmem_builtin.cu), with device addresses the heap checked.
-        unsafe { m.launch(kernel, LaunchConfig::new(1, 1), stream, args) }
+        // signatures (device/rshmem_builtin.cu), with device addresses the heap checked;
+        // each kernel there starts with rshmemi_stream_entry.
+        unsafe { m.launch_as(kernel, LaunchConfig::new(1, 1), stream, args, overlapped) }
     }
 
     /// A host-initiated atomic on device memory: a one-thread kernel, then a copy back.
