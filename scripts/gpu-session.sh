@@ -146,9 +146,10 @@ engines)
   ;;
 launch)
   # Programmatic dependent launch of the runtime's on-stream kernels
-  # (RSHMEM_GPU_OVERLAP_LAUNCH, default on): the collectives and suite checked with it on,
-  # then the on-stream rows measured with it off and on in this one run: thread PEs (8, 4,
-  # 2 on the one GPU) and 1 PE beside NCCL.
+  # (RSHMEM_GPU_OVERLAP_LAUNCH, off by default until this has run): the collectives, suite
+  # and MoE checked with it on, then the on-stream rows measured with it off and on in this
+  # one run: thread PEs (8, 4, 2 on the one GPU) and 1 PE beside NCCL.
+  export RSHMEM_GPU_OVERLAP_LAUNCH=1
   step coll_thr8 180 "$B/rshmemrun" -n 8 --pes-per-process 8 --timeout 170 "$B/gpu_coll"
   step coll_proc2 240 "$B/rshmemrun" -n 2 --timeout 230 "$B/gpu_coll"
   step suite_thr2 120 "$B/rshmemrun" -n 2 --pes-per-process 2 --timeout 110 "$B/gpu_suite"

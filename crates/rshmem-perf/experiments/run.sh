@@ -3,6 +3,9 @@
 #   load_flavours  dependent loads from a peer's heap by PTX flavour, and store + completion forms
 #   amo_flavours   dependent fetch_add by atomic flavour, beside rshmem's g and fetch_add
 #   host_cost      host time per stream-ordered call (putmem_on_stream, cudaMemcpyAsync, an empty launch, ...)
+# Two more are plain CUDA (no rshmem; results/gpu/main-2026-12-05.txt), built and run by hand:
+#   nvcc -O2 -arch=sm_90 launch_threads.cu -lcuda   launches from 1-8 threads into one context
+#   nvcc -O2 -arch=sm_90 ce_overlap.cu -lcuda       device-to-device copies beside a compute kernel
 # On a GPU host, from the nvcc bundle of scripts/gpu-nvcc-bundle.sh (NVCC_BUNDLE, default gpu-bundle/nvcc):
 #   bash crates/rshmem-perf/experiments/run.sh [NAME ...]
 # Each builds with the bundle's rshmem-nvcc and runs as 2 PEs (processes) under rshmemrun; PE 0 prints.

@@ -129,8 +129,8 @@ config_table! {
         "protocol of GPU collectives (device scopes and on-stream): `auto` (by size: LL up to 4 KiB per pair of PEs, LL128 up to 60 KiB, then simple; see `coll/gpu_select.rs`), `simple`, `ll`, `ll128`, `proxy` (puts between team barriers; always used on teams with members behind the GPU proxy); a message a forced LL protocol cannot carry uses simple";
     gpu_coll_sets: usize = kinds::number_in::<1, 64>(), "RSHMEM_GPU_COLL_SETS", User, default "4",
         "synchronization and scratch sets per team for GPU collectives (1-64): back-to-back collectives need no barrier, and up to this many on-stream collectives may run on one team at once (64 KiB of device memory per set, per PE, per numbering space, for the first 4 team slots)";
-    gpu_overlap_launch: bool = kinds::flag(), "RSHMEM_GPU_OVERLAP_LAUNCH", User, default "1",
-        "1: the runtime's on-stream kernels (collectives, signal, wait, quiet, barrier) are launched with programmatic dependent launch on GPUs of compute capability 9.0 and newer, so that the next call's kernel is scheduled while the previous one still runs (each waits for its predecessor before it starts its work: stream order is kept); 0: plain launches";
+    gpu_overlap_launch: bool = kinds::flag(), "RSHMEM_GPU_OVERLAP_LAUNCH", User, default "0",
+        "0 (default until measured on a GPU: `bash scripts/gpu-session.sh launch`): plain launches; 1: the runtime's on-stream kernels (collectives, signal, wait, quiet, barrier) are launched with programmatic dependent launch on GPUs of compute capability 9.0 and newer, so that the next call's kernel is scheduled while the previous one still runs (each waits for its predecessor before it starts its work: stream order is kept)";
     cache_dir: Option<PathBuf> = kinds::path(), "RSHMEM_CACHE_DIR", User, default "" shown "$XDG_CACHE_HOME/rshmem or ~/.cache/rshmem",
         "where kernels compiled with NVRTC are cached, per GPU architecture";
     launcher_sock: Option<PathBuf> = kinds::path(), "RSHMEM_LAUNCHER_SOCK", Launcher, default "" shown "set by rshmemrun",
