@@ -76,7 +76,11 @@ fn across_hosts(n: usize, host_of: &str, args: &[&str], env: &[(&str, &str)]) {
     let mut all_env = vec![("RSHMEM_TRANSPORT", "auto"), ("UCX_TLS", "tcp"), ("RSHMEM_WAIT_WARN", "20")];
     all_env.extend_from_slice(env);
     let job = run_program_env(n, std::path::Path::new("/bin/sh"), &full, &all_env, 300);
-    job.assert_all(n, &coll_checks(args.contains(&"expect-hier")));
+    let mut checks = coll_checks(args.contains(&"expect-hier"));
+    if args.contains(&"expect-push") {
+        checks.push("push.plan".into());
+    }
+    job.assert_all(n, &checks);
 }
 
 #[test]
@@ -95,4 +99,7 @@ fn matrix_hier_across_two_simulated_hosts_over_ucx_tcp() {
     // One PE per host (every pair over UCX): the hierarchical forms are the leaders'
     // step alone.
     across_hosts(3, "PE", &["small"], &[("RSHMEM_COLL_ALGO", HIER)]);
+    // The same with the decision tree's own picks: small broadcasts, fcollects and
+    // all-reduces pushed into inboxes over UCX.
+    across_hosts(3, "PE", &["small", "expect-push"], &[("RSHMEM_COLL_CHECK", "1")]);
 }

@@ -15,14 +15,14 @@
 //!                otherwise ............................... dissemination, radix 2
 //! broadcast      hier .................................... hier (leaders read the root, members
 //!                                                          read their leader)
-//!                mapped, bytes <= 1016 B and
+//!                bytes <= 1016 B and
 //!                (n - 1) x slot lines <= 8 KiB ........... push (the root writes every member's
 //!                                                          inbox; members wait on their own memory)
 //!                mapped and (n <= 8 or bytes <= 64 KiB) .. direct (every PE reads the root)
 //!                otherwise ............................... tree (binomial, 64 KiB chunks pipelined)
 //! fcollect,      hier .................................... hier (leaders gather their host, then
 //! collect                                                  each other's hosts; members copy)
-//!                fcollect, mapped, block fits an inbox
+//!                fcollect, block fits an inbox
 //!                part (n <= 16; 504 B on 2 PEs) .......... push (every PE writes its block into
 //!                                                          every member's inbox)
 //!                mapped and (n <= 8 or total <= 1 MiB) ... direct (every PE writes its block into
@@ -31,7 +31,7 @@
 //! alltoall(s)    always .................................. direct
 //! reduce         hier .................................... hier (host partials, one-shot among
 //! (all-reduce)                                             leaders, members copy the result)
-//!                mapped, contribution fits an inbox part . push (every PE writes its contribution
+//!                contribution fits an inbox part ......... push (every PE writes its contribution
 //!                                                          into every member's inbox, each combines)
 //!                bytes <= ONESHOT_MAX (16 KiB) ........... one-shot (everyone reads everyone)
 //!                mapped .................................. reduce-scatter + all-gather
@@ -48,6 +48,11 @@
 //! and its tag arrive in the member's own cache line, where a pulled one costs a member
 //! two dependent reads of the root's memory (its flag, then its data); the root pays one
 //! line per member, which bounds the team size it is used for.
+//! Pushed forms also win where peers are reached through a network (every pair over UCX):
+//! the root's (or each member's) data and tag travel as one-way puts and every wait is on
+//! the waiter's own memory, where a pulled form polls a remote word with round trips
+//! (over UCX tcp on one host, 2 PEs: broadcast 8 B 31 -> 14-18 us, fcollect 8 B 22 -> 15,
+//! all-reduce 8 B 17-19 -> 14-16; results/cpu/issue21-ucx-session6.txt).
 //! Rings and trees send each byte over fewer links and win when peers are reached
 //! through a network (or, for broadcast, when many readers would all hit the root).
 //! The thresholds are first guesses for a 2-core host; tune them against measurements.
@@ -137,7 +142,7 @@ pub fn broadcast(f: &Forced, s: Shape) -> BroadcastAlgo {
     let push_bytes = s.team_size.saturating_sub(1).saturating_mul((s.bytes + 8).next_multiple_of(64));
     if s.hier {
         BroadcastAlgo::Hier
-    } else if s.mapped && fits && push_bytes <= PUSH_TEAM_BYTES {
+    } else if fits && push_bytes <= PUSH_TEAM_BYTES {
         BroadcastAlgo::Push
     } else if s.mapped && (s.team_size <= DIRECT_TEAM_MAX || s.bytes <= DIRECT_BROADCAST_MAX) {
         BroadcastAlgo::Direct
@@ -166,7 +171,7 @@ pub fn fcollect(f: &Forced, s: Shape) -> GatherAlgo {
     let fits = fits_part(s.team_size, s.bytes / s.team_size.max(1));
     match f.fcollect {
         Some(GatherAlgo::Push) if !fits => GatherAlgo::Direct,
-        None if fits && s.mapped && !s.hier => GatherAlgo::Push,
+        None if fits && !s.hier => GatherAlgo::Push,
         forced => gather(forced, s),
     }
 }
@@ -182,7 +187,7 @@ pub fn reduce(f: &Forced, s: Shape) -> ReduceAlgo {
     match f.reduce {
         Some(ReduceAlgo::Push) if !fits => return ReduceAlgo::OneShot,
         Some(a) => return a,
-        None if fits && s.mapped && !s.hier => return ReduceAlgo::Push,
+        None if fits && !s.hier => return ReduceAlgo::Push,
         None => {}
     }
     if s.hier {
@@ -289,10 +294,12 @@ mod tests {
         assert_eq!(reduce(&f, s(4, 249, true)), ReduceAlgo::OneShot);
         assert_eq!(reduce(&f, s(16, 56, true)), ReduceAlgo::Push);
         assert_eq!(reduce(&f, s(17, 8, true)), ReduceAlgo::OneShot);
-        assert_eq!(reduce(&f, s(4, 8, false)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(4, 8, false)), ReduceAlgo::Push, "pushed over a network too");
+        assert_eq!(reduce(&f, s(4, 4096, false)), ReduceAlgo::OneShot);
         assert_eq!(fcollect(&f, s(2, 2 * 504, true)), GatherAlgo::Push);
         assert_eq!(fcollect(&f, s(2, 2 * 505, true)), GatherAlgo::Direct);
-        assert_eq!(fcollect(&f, s(8, 8 * 8, false)), GatherAlgo::Ring);
+        assert_eq!(fcollect(&f, s(8, 8 * 8, false)), GatherAlgo::Push, "pushed over a network too");
+        assert_eq!(fcollect(&f, s(8, 8 * 8192, false)), GatherAlgo::Ring);
         assert_eq!(collect(&f, s(2, 16, true)), GatherAlgo::Direct, "collect never pushes (its sizes differ per PE)");
         let push = Forced { fcollect: Some(GatherAlgo::Push), reduce: Some(ReduceAlgo::Push), ..Forced::default() };
         assert_eq!(fcollect(&push, s(4, 4 * 4096, true)), GatherAlgo::Direct);
@@ -308,7 +315,8 @@ mod tests {
         assert_eq!(broadcast(&f, s(10, 1016, true)), BroadcastAlgo::Direct, "the root would write 9 KiB");
         assert_eq!(broadcast(&f, s(128, 8, true)), BroadcastAlgo::Push);
         assert_eq!(broadcast(&f, s(200, 8, true)), BroadcastAlgo::Direct);
-        assert_eq!(broadcast(&f, s(2, 8, false)), BroadcastAlgo::Tree);
+        assert_eq!(broadcast(&f, s(2, 8, false)), BroadcastAlgo::Push, "pushed over a network too");
+        assert_eq!(broadcast(&f, s(2, 4096, false)), BroadcastAlgo::Tree);
         let push = Forced { broadcast: Some(BroadcastAlgo::Push), ..Forced::default() };
         assert_eq!(broadcast(&push, s(200, 8, false)), BroadcastAlgo::Push);
         assert_eq!(broadcast(&push, s(2, 1017, true)), BroadcastAlgo::Direct, "forced push falls back where the inbox is too small");

@@ -13,7 +13,8 @@
 //! Checks, each over every team and size: `barrier`, `broadcast`, `fcollect`, `collect`,
 //! `alltoalls`, `reduce.TYPE.OP` (every operator of every type of the reduction table),
 //! `reduce_scatter`, `scan`, `typed.COLLECTIVE` (the `Sym<T>` forms), and with
-//! `expect-hier` the `hier.*` checks of the decision tree.
+//! `expect-hier` the `hier.*` checks of the decision tree (`expect-push`: `push.plan`, small
+//! collectives pushed into inboxes).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -496,6 +497,12 @@ fn run(ctx: &Ctx, ck: &mut Check, args: &[String]) -> Result<()> {
     let n = ctx.n_pes();
     if args.iter().any(|a| a == "expect-hier") {
         expect_hier(ctx, ck)?;
+    }
+    if args.iter().any(|a| a == "expect-push") {
+        let p = ctx.coll_plan(Team::WORLD, 8)?;
+        let push =
+            (p.broadcast, p.fcollect, p.reduce) == (rshmem::coll::BroadcastAlgo::Push, rshmem::coll::GatherAlgo::Push, ReduceAlgo::Push);
+        ck.ok("push.plan", push, format!("8-byte broadcast, fcollect and all-reduce pushed into inboxes; the plan is {p:?}"));
     }
     let big = !args.iter().any(|a| a == "small");
     // Buffers big enough for 1 MiB per PE gathered from every PE.
