@@ -99,7 +99,7 @@ impl Backend for RshmemPes {
             extra += &format!(", {} PEs per process as threads", self.per_process);
         }
         match self.suite {
-            Suite::Cpu => format!("rshmem {} CPU PEs (local transport{extra})", env!("CARGO_PKG_VERSION")),
+            Suite::Cpu => format!("rshmem {} CPU PEs{extra}", env!("CARGO_PKG_VERSION")),
             Suite::Gpu => format!("rshmem {} GPU PEs{extra}", env!("CARGO_PKG_VERSION")),
         }
     }

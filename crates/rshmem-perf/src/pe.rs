@@ -416,7 +416,9 @@ pub fn main(plan_path: &std::path::Path) -> Res<()> {
         if me == 0 {
             let threads = rshmem::local_pes().unwrap_or(1);
             let how = if threads > 1 { format!(", {threads} PEs per process as threads") } else { String::new() };
-            let _ = writeln!(out, "INFO rshmem {} (CPU PEs, local transport{how})", env!("CARGO_PKG_VERSION"));
+            // The transport to the last PE (the first a pair-wise case uses beside PE 0).
+            let via = ctx.transport_name(ctx.n_pes() - 1).map_err(|e| e.to_string())?;
+            let _ = writeln!(out, "INFO rshmem {} (CPU PEs, {via} transport{how})", env!("CARGO_PKG_VERSION"));
         }
         // Every PE says where it may run (the driver's header shows it).
         let _ = writeln!(out, "{}", binding_line(me, &allowed_cpus())).and_then(|_| out.flush());

@@ -89,6 +89,14 @@ impl Ctx {
         self.rt.heap.is_device()
     }
 
+    /// The name of the transport that reaches world PE `pe`: `local` (mapped shared
+    /// memory), `local+cuda` (mapped GPU memory), `ucx` (UCX RMA), `ucx-am` (UCX active
+    /// messages, the staged protocol).
+    pub fn transport_name(&self, pe: usize) -> Result<&'static str> {
+        self.check_pe("transport_name", pe)?;
+        Ok(self.rt.to(pe).name())
+    }
+
     /// Symmetric heap statistics: (bytes in use, bytes of address space reserved per PE).
     pub fn heap_usage(&self) -> (usize, usize) {
         (self.rt.heap.in_use(), self.rt.heap.user_limit() - self.rt.heap.user_base())
