@@ -282,6 +282,19 @@ fn uniqueid_job_without_a_launcher() {
         let want = format!("uniqueid: {n} PEs met through the id and checked");
         assert!(String::from_utf8_lossy(&out.stdout).contains(&want), "no `{want}`:\n{}", text(&out));
     }
+    // Misuse ends the process with a message naming the call and the argument.
+    for (case, words) in [
+        ("bad-id", &["shmemx_init_uniqueid", "argument `id`", "rshmem-tcp1"][..]),
+        ("bad-rank", &["shmemx_init_uniqueid", "argument `rank`", "not in [0, 2)"][..]),
+        ("not-maker", &["shmemx_init_uniqueid", "argument `rank`", "made the id"][..]),
+    ] {
+        let out = Command::new("timeout").args(["60", &exe.to_string_lossy(), case]).output().expect("run uniqueid");
+        let all = text(&out);
+        assert!(!out.status.success() && out.status.code() != Some(3) && out.status.code() != Some(124), "case {case}:\n{all}");
+        for w in words {
+            assert!(all.contains(w), "case {case}: message does not contain `{w}`:\n{all}");
+        }
+    }
 }
 
 /// Open MPI's compile (`what` = "compile") or link flags from `mpicc --showme`, for the

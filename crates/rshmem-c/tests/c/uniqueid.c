@@ -1,7 +1,8 @@
 /* Starting without a launcher: the program makes a unique id (shmemx_get_uniqueid), forks
  * its other PEs itself, and every process joins with shmemx_init_uniqueid. Then the PE
  * numbers are the ranks given, puts around the ring and a reduction work, and finalize
- * ends every PE. Run directly (no oshrun): ./uniqueid NPES. */
+ * ends every PE. Run directly (no oshrun): ./uniqueid NPES, or ./uniqueid CASE for a misuse
+ * case (below). */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include <shmemx.h>
@@ -15,6 +16,13 @@ int main(int argc, char **argv) {
     char id[SHMEMX_UNIQUEID_LEN];
     pid_t kids[64];
     long *ring, *sum, *total;
+    /* Misuse, each of which must end the process with a message naming the call:
+     * `bad-id` (text that is no id), `bad-rank` (a rank outside [0, npes)), `not-maker`
+     * (rank 0 of an id this process did not make). */
+    if (argc > 1 && strcmp(argv[1], "bad-id") == 0) shmemx_init_uniqueid("no id at all", 0, 2);
+    if (argc > 1 && strcmp(argv[1], "bad-rank") == 0) shmemx_init_uniqueid("rshmem-tcp1 127.0.0.1:9 k", 2, 2);
+    if (argc > 1 && strcmp(argv[1], "not-maker") == 0) shmemx_init_uniqueid("rshmem-tcp1 127.0.0.1:9 k", 0, 2);
+    if (argc > 1 && argv[1][0] > '9') return 3;
     if (npes < 1 || npes > 64) return 2;
     memset(id, 0, sizeof id);
     CHECK(shmemx_get_uniqueid(id, sizeof id) == 0, "shmemx_get_uniqueid failed");
