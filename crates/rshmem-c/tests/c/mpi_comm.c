@@ -9,7 +9,6 @@
 int main(int argc, char **argv) {
     int world_rank, world_size, rank, npes;
     MPI_Comm reversed;
-    long *ring, *sum, *total;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
@@ -20,20 +19,7 @@ int main(int argc, char **argv) {
     CHECK(npes == world_size, "n_pes %d, communicator size %d", npes, world_size);
     CHECK(shmem_my_pe() == rank, "my_pe %d, communicator rank %d (world rank %d)", shmem_my_pe(), rank, world_rank);
     CHECK(rank == world_size - 1 - world_rank, "rank %d of the reversed communicator", rank);
-    ring = shmem_malloc(sizeof(long));
-    sum = shmem_malloc(sizeof(long));
-    total = shmem_malloc(sizeof(long));
-    *ring = -1;
-    *sum = rank + 1;
-    shmem_barrier_all();
-    shmem_long_p(ring, 1000 + rank, (rank + 1) % npes);
-    shmem_barrier_all();
-    CHECK(*ring == 1000 + (rank + npes - 1) % npes, "ring holds %ld", *ring);
-    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, total, sum, 1) == 0, "reduce failed");
-    CHECK(*total == (long)npes * (npes + 1) / 2, "sum %ld", *total);
-    shmem_free(ring);
-    shmem_free(sum);
-    shmem_free(total);
+    check_ring_and_sum(rank, npes);
     shmem_finalize();
     if (rank == 0) printf("mpi_comm: %d PEs from a reversed communicator, checked\n", npes);
     MPI_Comm_free(&reversed);

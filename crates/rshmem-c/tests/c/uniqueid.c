@@ -15,7 +15,6 @@ int main(int argc, char **argv) {
     int npes = argc > 1 ? atoi(argv[1]) : 3, rank = 0, r, status, failed = 0;
     char id[SHMEMX_UNIQUEID_LEN];
     pid_t kids[64];
-    long *ring, *sum, *total;
     /* Misuse, each of which must end the process with a message naming the call:
      * `bad-id` (text that is no id), `bad-rank` (a rank outside [0, npes)), `not-maker`
      * (rank 0 of an id this process did not make). */
@@ -39,20 +38,7 @@ int main(int argc, char **argv) {
     CHECK(shmemx_init_uniqueid(id, rank, npes) == 0, "shmemx_init_uniqueid failed");
     CHECK(shmem_my_pe() == rank, "my_pe %d, rank %d", shmem_my_pe(), rank);
     CHECK(shmem_n_pes() == npes, "n_pes %d, npes %d", shmem_n_pes(), npes);
-    ring = shmem_malloc(sizeof(long));
-    sum = shmem_malloc(sizeof(long));
-    total = shmem_malloc(sizeof(long));
-    *ring = -1;
-    *sum = rank + 1;
-    shmem_barrier_all();
-    shmem_long_p(ring, 1000 + rank, (rank + 1) % npes);
-    shmem_barrier_all();
-    CHECK(*ring == 1000 + (rank + npes - 1) % npes, "ring holds %ld", *ring);
-    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, total, sum, 1) == 0, "reduce failed");
-    CHECK(*total == (long)npes * (npes + 1) / 2, "sum %ld", *total);
-    shmem_free(ring);
-    shmem_free(sum);
-    shmem_free(total);
+    check_ring_and_sum(rank, npes);
     shmem_finalize();
     if (rank != 0) return 0;
     for (r = 1; r < npes; r++) {
