@@ -91,7 +91,8 @@ pub trait SegmentHook: Send + Sync {
     fn segment_added(&self, boot: &mut dyn Bootstrap, offset: usize, len: usize) -> Result<()>;
     /// Collective, at finalize before the bootstrap says goodbye: finish remote traffic.
     fn finalize(&self, boot: &mut dyn Bootstrap) -> Result<()>;
-    /// The heap is being unmapped: stop touching its memory (progress threads end here).
+    /// The heap is being unmapped, or the job finalized: stop touching its memory
+    /// (progress threads end here). May be called more than once.
     fn heap_closing(&self);
 }
 
@@ -231,11 +232,19 @@ impl SymmetricHeap {
         Ok(())
     }
 
-    /// Collective: lets the segment hook, if any, finish its remote traffic.
+    /// Collective: lets the segment hook, if any, finish its remote traffic, then stops
+    /// its threads. A runtime that outlives its finalize (the C library's lives until the
+    /// process exits) must not have a progress thread inside UCX while UCX's own exit
+    /// handlers tear it down: that aborted 1 job in ~2000 ("failed to modify <fd> event
+    /// handler to UCS_EVENT_SET_EVREAD: No such element").
     pub fn finalize_hook(&self, boot: &mut dyn Bootstrap) -> Result<()> {
         let hook = self.hook.lock().expect("hook lock").clone();
         match hook {
-            Some(h) => h.finalize(boot),
+            Some(h) => {
+                let done = h.finalize(boot);
+                h.heap_closing();
+                done
+            }
             None => Ok(()),
         }
     }
