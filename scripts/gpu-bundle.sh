@@ -28,6 +28,8 @@ cp -r target/release/include "$out/c/"
 strip "$out"/c/* 2>/dev/null || true
 cp crates/rshmem-c/tests/c/*.c crates/rshmem-c/tests/c/check.h "$out/c-tests/"
 cp scripts/gpu-run.sh "$out/run.sh"
+# Plain-CUDA experiments that gpu-session.sh builds with nvcc there.
+mkdir -p "$out/experiments" && cp crates/rshmem-perf/experiments/*.cu "$out/experiments/"
 # Kernels compiled here for sm_90 (CUDA 13.0 NVRTC, the GPU host.s version, from its PyPI wheel as CI fetches it)
 # into the kernel cache the GPU host starts from: the first run there then loads instead of
 # compiling (minutes of device time for the test programs' kernels).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|python|nvcc|compat|compat-init
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|copy|python|nvcc|compat|compat-init
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
@@ -14,6 +14,8 @@
 #   launch: on-stream kernels with programmatic dependent launch (RSHMEM_GPU_OVERLAP_LAUNCH):
 #           collectives/suite/MoE checked, then on-stream rows with it off and on (thread
 #           PEs 8/4/2, LAUNCH_PES; 1 PE beside NCCL).
+#   copy:   the block copy loop experiment (experiments/copy_unroll.cu, plain CUDA) in
+#           put_bw's launch shape against cuMemcpyAsync (issue 22, item 1).
 #   compat-init: NVSHMEM's MPI starts (unique id over MPI_Bcast, an MPI communicator) on the
 #           compatibility layer, 2 PEs under mpirun (crates/rshmem-c/compat/nvshmem/tests).
 #   python: the Python package's GPU check.
@@ -167,6 +169,14 @@ launch)
       --timeout 190 --pes 1 --anchors nccl --ops $ops --begin 8 --end 8M --factor 32 --out "$L/launch_one_o$o"
     grep -E '_on_stream' "$L/launch_one_o$o.log" | sed "s/^/one overlap=$o  /" | head -20
   done
+  ;;
+copy)
+  # Block-scope copy loop variants (loads in flight, cache hints, blocks per SM) in
+  # put_bw's launch shape against cuMemcpyAsync: crates/rshmem-perf/experiments/copy_unroll.cu.
+  command -v nvcc > /dev/null || export PATH=$PATH:/usr/local/cuda/bin
+  step copy_unroll_build 120 nvcc -O2 -arch=sm_90 "$B/experiments/copy_unroll.cu" -o "$L/copy_unroll" -lcuda
+  step copy_unroll 120 "$L/copy_unroll"
+  cat "$L/copy_unroll.log"
   ;;
 compat-init)
   # NVSHMEM programs' MPI starts on the compat layer (issue 19): a unique id handed around

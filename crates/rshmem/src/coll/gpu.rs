@@ -115,6 +115,25 @@ impl Ctx {
         Ok(StreamCall { slot: t.slot as i32, size: t.size, remote: self.team_remote(&t) })
     }
 
+    /// A team of one PE: every on-stream collective is then a copy of `bytes` from
+    /// `source` to `dest` (nothing when they are the same array), which a stream copy does
+    /// without a kernel (as NCCL does for a communicator of one rank). Returns whether it
+    /// did; overlapping arrays that are not the same go to the kernel.
+    fn one_member_copy(&self, c: &StreamCall, dest: usize, source: usize, bytes: usize, stream: &Stream) -> Result<bool> {
+        if c.size != 1 || c.remote {
+            return Ok(false);
+        }
+        if bytes == 0 || dest == source {
+            return Ok(true);
+        }
+        if dest < source + bytes && source < dest + bytes {
+            return Ok(false);
+        }
+        let g = self.gpu().expect("checked");
+        g.cuda.copy_async(dest as u64, source as u64, bytes, stream)?;
+        Ok(true)
+    }
+
     /// Numbers the call, picks its protocol and launches `kernel` with `args` followed
     /// by (proto, seq). `all_reduce`: the call is an all-reduce (whose simple form may
     /// split the block among the members: each PE's grid then works on its share).
@@ -205,6 +224,9 @@ impl Ctx {
         }
         let blocks = if kind == 0 { 1 } else { self.team_n_pes(team)? };
         let c = self.stream_coll_check(call, team, &[(dest, "dest", nelems), (source, "source", nelems * blocks)])?;
+        if self.one_member_copy(&c, dest.addr(), source.addr(), nelems * std::mem::size_of::<T>(), stream)? {
+            return Ok(());
+        }
         let args = [
             A::I32(c.slot),
             A::U64(dest.addr() as u64),
@@ -273,6 +295,9 @@ impl Ctx {
         stream: &Stream,
     ) -> Result<()> {
         let bytes = nelems * std::mem::size_of::<T>();
+        if self.one_member_copy(c, dest.addr(), source.addr(), bytes, stream)? {
+            return Ok(());
+        }
         let args = [
             A::I32(c.slot),
             A::U64(dest.addr() as u64),

@@ -373,6 +373,10 @@ fn coll(ctx: &Ctx, g: &std::sync::Arc<Gpu>) -> bool {
         let evens = ctx.team_split_strided(Team::WORLD, 0, 2, np.div_ceil(2), TeamConfig::default()).unwrap();
         teams.push((evens, (0..np).step_by(2).collect(), false));
     }
+    // A team of one member (each PE its own row of a 2-D split): its on-stream
+    // collectives are stream copies, its device-scope ones the kernels with one member.
+    let (alone, _column) = ctx.team_split_2d(Team::WORLD, 1, TeamConfig::default(), TeamConfig::default()).unwrap();
+    teams.push((alone, vec![me], false));
     if me == 0 {
         println!("gpu_coll: {np} PEs, kernels ready after {:.1} s", t0.elapsed().as_secs_f64());
     }
