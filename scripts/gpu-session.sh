@@ -163,6 +163,10 @@ launch)
         --pes "$n" --pes-per-process "$n" --anchors none --begin 8 --end 8K --factor 32 --timeout 140 --out "$L/launch_thr${n}_o$o"
       grep -E '_on_stream' "$L/launch_thr${n}_o$o.log" | sed "s/^/thr$n overlap=$o  /" | head -12
     done
+    # More hardware queues than the driver's default 8: n PEs' streams then need not share one.
+    step "launch_thr${n}_c32" 170 env CUDA_DEVICE_MAX_CONNECTIONS=32 "$B/rshmem-perf" --gpu --ops $ops --reps 3 --warmup 3 --iters 200 \
+      --pes "$n" --pes-per-process "$n" --anchors none --begin 8 --end 8K --factor 32 --timeout 140 --out "$L/launch_thr${n}_c32"
+    grep -E '_on_stream' "$L/launch_thr${n}_c32.log" | sed "s/^/thr$n connections=32  /" | head -12
   done
   for o in 0 1; do
     step "launch_one_o$o" 200 env RSHMEM_GPU_OVERLAP_LAUNCH=$o "$B/rshmem-perf" --gpu --reps 3 --warmup 10 --iters 200 --rep-bytes 1G \
