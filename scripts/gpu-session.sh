@@ -148,9 +148,9 @@ engines)
   ;;
 launch)
   # Programmatic dependent launch of the runtime's on-stream kernels
-  # (RSHMEM_GPU_OVERLAP_LAUNCH, off by default until this has run): the collectives, suite
-  # and MoE checked with it on, then the on-stream rows measured with it off and on in this
-  # one run: thread PEs (8, 4, 2 on the one GPU) and 1 PE beside NCCL.
+  # (RSHMEM_GPU_OVERLAP_LAUNCH, on by default): the collectives, suite and MoE checked with
+  # it on, then the on-stream rows measured with it off and on in this one run: thread PEs
+  # (8, 4, 2 on the one GPU) and 1 PE beside NCCL.
   export RSHMEM_GPU_OVERLAP_LAUNCH=1
   step coll_thr8 180 "$B/rshmemrun" -n 8 --pes-per-process 8 --timeout 170 "$B/gpu_coll"
   step coll_proc2 240 "$B/rshmemrun" -n 2 --timeout 230 "$B/gpu_coll"
@@ -163,10 +163,6 @@ launch)
         --pes "$n" --pes-per-process "$n" --anchors none --begin 8 --end 8K --factor 32 --timeout 140 --out "$L/launch_thr${n}_o$o"
       grep -E '_on_stream' "$L/launch_thr${n}_o$o.log" | sed "s/^/thr$n overlap=$o  /" | head -12
     done
-    # More hardware queues than the driver's default 8: n PEs' streams then need not share one.
-    step "launch_thr${n}_c32" 170 env CUDA_DEVICE_MAX_CONNECTIONS=32 "$B/rshmem-perf" --gpu --ops $ops --reps 3 --warmup 3 --iters 200 \
-      --pes "$n" --pes-per-process "$n" --anchors none --begin 8 --end 8K --factor 32 --timeout 140 --out "$L/launch_thr${n}_c32"
-    grep -E '_on_stream' "$L/launch_thr${n}_c32.log" | sed "s/^/thr$n connections=32  /" | head -12
   done
   for o in 0 1; do
     step "launch_one_o$o" 200 env RSHMEM_GPU_OVERLAP_LAUNCH=$o "$B/rshmem-perf" --gpu --reps 3 --warmup 10 --iters 200 --rep-bytes 1G \

@@ -116,9 +116,10 @@ impl Ctx {
     }
 
     /// A team of one PE: every on-stream collective is then a copy of `bytes` from
-    /// `source` to `dest` (nothing when they are the same array), which a stream copy does
-    /// without a kernel (as NCCL does for a communicator of one rank). Returns whether it
-    /// did; overlapping arrays that are not the same go to the kernel.
+    /// `source` to `dest` (nothing when they are the same array), which a plain copy
+    /// kernel does without the collective's protocol (as NCCL copies for a communicator of
+    /// one rank). Returns whether it did; overlapping arrays that are not the same go to
+    /// the collective kernel.
     fn one_member_copy(&self, c: &StreamCall, dest: usize, source: usize, bytes: usize, stream: &Stream) -> Result<bool> {
         if c.size != 1 || c.remote {
             return Ok(false);
@@ -130,7 +131,7 @@ impl Ctx {
             return Ok(false);
         }
         let g = self.gpu().expect("checked");
-        g.cuda.copy_async(dest as u64, source as u64, bytes, stream)?;
+        g.stream_copy(dest as u64, source as u64, bytes, stream)?;
         Ok(true)
     }
 

@@ -686,13 +686,32 @@ impl Gpu {
     }
 
     pub(crate) fn launch_builtin(&self, kernel: &str, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
+        self.launch_builtin_grid(kernel, LaunchConfig::new(1, 1), stream, args)
+    }
+
+    /// [`Gpu::launch_builtin`] with `cfg`'s grid (not cooperative).
+    fn launch_builtin_grid(&self, kernel: &str, cfg: LaunchConfig, stream: Option<&Stream>, args: &[KernelArg]) -> Result<()> {
         let inner = self.builtins()?;
         let m = Module { inner, gpu: self.me.upgrade().expect("gpu alive"), name: "rshmem_builtin".into() };
-        let overlapped = stream.is_some() && self.may_overlap(1)?;
+        let overlapped = stream.is_some() && self.may_overlap(cfg.grid.0 as usize)?;
         // SAFETY: the callers in this crate pass the argument kinds of the builtin kernels'
         // signatures (device/rshmem_builtin.cu), with device addresses the heap checked;
         // each kernel there starts with rshmemi_stream_entry.
-        unsafe { m.launch_as(kernel, LaunchConfig::new(1, 1), stream, args, overlapped) }
+        unsafe { m.launch_as(kernel, cfg, stream, args, overlapped) }
+    }
+
+    /// Copies `n` bytes of device memory from `src` to `dst` on `stream` with a kernel of
+    /// the runtime (a block of 512 threads per 32 KiB, at most this PE's share of the
+    /// SMs). The ranges must not overlap.
+    pub(crate) fn stream_copy(&self, dst: DevPtr, src: DevPtr, n: usize, stream: &Stream) -> Result<()> {
+        let blocks = n.div_ceil(32 << 10).clamp(1, self.grid_blocks()?);
+        let cfg = LaunchConfig::new(blocks as u32, 512);
+        self.launch_builtin_grid(
+            "rshmemi_stream_copy",
+            cfg,
+            Some(stream),
+            &[KernelArg::U64(dst), KernelArg::U64(src), KernelArg::U64(n as u64)],
+        )
     }
 
     /// A host-initiated atomic on device memory: a one-thread kernel, then a copy back.
