@@ -541,6 +541,18 @@ impl SymmetricHeap {
     }
 }
 
+impl SymmetricHeap {
+    /// Stops the segment hook's threads (its progress threads) without finalizing: for a
+    /// job that ends without finalize, so that no thread is inside UCX while the process
+    /// runs its exit handlers.
+    pub fn stop_hook_threads(&self) {
+        let hook = self.hook.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(h) = hook {
+            h.heap_closing();
+        }
+    }
+}
+
 impl Drop for SymmetricHeap {
     fn drop(&mut self) {
         if let Some(h) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).take() {

@@ -185,6 +185,8 @@ impl Runtime {
 
     /// Ends the whole job with `code`, saying `why`.
     pub(crate) fn abort(&self, code: i32, why: &str) -> ! {
+        // The process exits next: no progress thread may still be inside UCX then.
+        self.heap.stop_hook_threads();
         self.boot().abort(code, why)
     }
 

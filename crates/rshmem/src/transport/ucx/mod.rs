@@ -836,8 +836,26 @@ impl UcxTransport {
     fn stop_progress(&self) {
         self.w.stop.store(true, Ordering::Release);
         if let Some(h) = self.progress.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            let _ = h.join();
+            end_thread(h, self.w.my_pe);
         }
+    }
+}
+
+/// Waits for a progress thread told to stop (it sees the flag within a millisecond), for
+/// at most a second: a thread stuck inside UCX is left behind with a warning rather than
+/// hanging finalize or `global_exit`. Called from the thread itself, returns at once.
+pub(crate) fn end_thread(h: JoinHandle<()>, pe: usize) {
+    if h.thread().id() == std::thread::current().id() {
+        return;
+    }
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while !h.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    if h.is_finished() {
+        let _ = h.join();
+    } else {
+        tracing::warn!(pe, "the UCX progress thread did not stop within 1 s; leaving it");
     }
 }
 

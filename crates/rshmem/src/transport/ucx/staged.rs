@@ -616,7 +616,7 @@ impl StagedTransport {
     fn stop_progress(&self) {
         self.s.w.stop.store(true, Ordering::Release);
         if let Some(h) = self.progress.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            let _ = h.join();
+            super::end_thread(h, self.s.w.my_pe);
         }
     }
 
