@@ -131,6 +131,11 @@ pub fn paths_in(code: &str, module: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
+        // Inside a multi-byte character (text in a string literal): no path starts here.
+        if !code.is_char_boundary(i) {
+            i += 1;
+            continue;
+        }
         let rest = &code[i..];
         let (base, skip) = if rest.starts_with("crate::") && (i == 0 || !ident(i - 1)) {
             (Vec::new(), 7)
