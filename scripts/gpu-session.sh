@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|copy|python|nvcc|compat|compat-init
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|moe|copy|python|nvcc|compat|compat-init
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
@@ -14,6 +14,8 @@
 #   launch: on-stream kernels with programmatic dependent launch (RSHMEM_GPU_OVERLAP_LAUNCH):
 #           collectives/suite/MoE checked, then on-stream rows with it off and on (thread
 #           PEs 8/4/2, LAUNCH_PES; 1 PE beside NCCL).
+#   moe:    MoE checks (pull and push combine) on 8 and 2 thread PEs and 2 processes, then
+#           the bench (dispatch, combine, all-to-all of the same bytes) on 8 thread PEs and 1 PE.
 #   copy:   the block copy loop experiment (experiments/copy_unroll.cu, plain CUDA) in
 #           put_bw's launch shape against cuMemcpyAsync (issue 22, item 1).
 #   compat-init: NVSHMEM's MPI starts (unique id over MPI_Bcast, an MPI communicator) on the
@@ -168,6 +170,18 @@ launch)
     step "launch_one_o$o" 200 env RSHMEM_GPU_OVERLAP_LAUNCH=$o "$B/rshmem-perf" --gpu --reps 3 --warmup 10 --iters 200 --rep-bytes 1G \
       --timeout 190 --pes 1 --anchors nccl --ops $ops --begin 8 --end 8M --factor 32 --out "$L/launch_one_o$o"
     grep -E '_on_stream' "$L/launch_one_o$o.log" | sed "s/^/one overlap=$o  /" | head -20
+  done
+  ;;
+moe)
+  # MoE dispatch/combine (issue 22 item 4): the checks (every case with the pull combine and
+  # again with the push combine) with PEs as threads (8, 2) and processes (2), then the bench
+  # on 8 thread PEs and on 1 PE (bf16 pull and push rows, fp8; the all-to-all of the same
+  # bytes beside each).
+  for n in 8 2; do step "moe_thr$n" 150 "$B/rshmemrun" -n $n --pes-per-process $n --timeout 140 "$B/moe"; done
+  step moe_proc2 150 "$B/rshmemrun" -n 2 --timeout 140 "$B/moe"
+  for n in ${MOE_BENCH_PES:-8 1}; do
+    step "moe_bench_thr$n" 200 "$B/rshmemrun" -n $n --pes-per-process $n --timeout 190 "$B/moe" --bench --iters ${MOE_ITERS:-20}
+    grep -E '^(moe bench|\| [0-9])' "$L/moe_bench_thr$n.log"
   done
   ;;
 copy)

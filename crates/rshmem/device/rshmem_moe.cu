@@ -1,21 +1,22 @@
 // Kernels of `rshmem::moe` (compiled at run time with NVRTC; see rshmem_moe.cuh for the
 // buffer layout and the protocol). Launched in stream order: [quantize,] dispatch_send, dispatch_recv;
-// combine_send, signal_all, combine_reduce. The kernel boundaries order each PE's puts
-// before the atomics that publish them.
+// combine: combine_send (push only), signal_all, combine_reduce, then for a pull combine
+// signal_all and wait. The kernel boundaries order each PE's puts before the atomics that
+// publish them.
 #include "rshmem_moe.cuh"
 
 // A warp per (token, k), grid-stride. `rows`/`scales` as in rshmemx_moe_dispatch_warp.
 extern "C" __global__ void rshmem_moe_dispatch_send(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
                                                     const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts,
                                                     int local_experts, int capacity, char* recv_rows, char* recv_scales, int* recv_meta,
-                                                    int* counters, int* sent, int* status) {
+                                                    int* counters, int* sent, int* status, int* slot_of) {
     const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long pairs = (long long)n_tokens * top_k;
     for (long long p = warp; p < pairs; p += warps)
         rshmemx_moe_dispatch_warp(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_rows,
-                                  recv_scales, recv_meta, counters, sent, status);
+                                  recv_scales, recv_meta, counters, sent, status, slot_of);
     __threadfence_system();
 }
 
@@ -35,15 +36,13 @@ extern "C" __global__ void rshmem_moe_dispatch_recv(int hidden, int top_k, int n
     for (int le = threadIdx.x; le < local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
 }
 
-// A warp per received row, grid-stride over (local expert, slot). recv_count[L..L+4] are
-// dispatch's status words: cleared here for the next dispatch.
-extern "C" __global__ void rshmem_moe_combine_send(const rshmem_bf16_bits* y, const int* recv_meta, int* recv_count, int hidden,
+// Push combine: a warp per received row, grid-stride over (local expert, slot).
+extern "C" __global__ void rshmem_moe_combine_send(const rshmem_bf16_bits* y, const int* recv_meta, const int* recv_count, int hidden,
                                                    int top_k, int n_experts, int local_experts, int capacity, rshmem_bf16_bits* comb_recv) {
     const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long rows = (long long)local_experts * capacity;
-    if (warp == 0 && (threadIdx.x & 31u) < 4) recv_count[local_experts + (threadIdx.x & 31u)] = 0;  // dispatch's status words
     for (long long p = warp; p < rows; p += warps) {
         const int le = (int)(p / capacity), slot = (int)(p % capacity);
         if (slot < recv_count[le]) rshmemx_moe_combine_warp(l, y, recv_meta, le, slot, comb_recv);
@@ -62,15 +61,52 @@ extern "C" __global__ void rshmem_moe_wait(rshmem_u64* word, rshmem_u64 target) 
     if (blockIdx.x == 0 && threadIdx.x == 0) rshmem_signal_wait_until(word, RSHMEM_CMP_GE, target);
 }
 
-// A block per token (grid-stride): wait for every expert PE's outputs, then reduce.
-extern "C" __global__ void rshmem_moe_combine_reduce(const int* topk_idx, const float* topk_w, int n_tokens, int hidden, int top_k,
-                                                     int n_experts, int local_experts, int capacity, const rshmem_bf16_bits* comb_recv,
-                                                     rshmem_bf16_bits* out, rshmem_u64* comb_done, rshmem_u64 target) {
-    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+// A block per token (grid-stride): wait for every expert PE's outputs, then reduce token t's
+// rows: with `pull`, row slot_of[t][k] of `src` (the experts' outputs, laid out as recv_x) on
+// the expert's PE, read through its mapping; else row (t, k) of `src` (comb_recv, filled by
+// the experts' pushes). `status` (dispatch's 4 status words) is cleared for the next dispatch.
+extern "C" __global__ void rshmem_moe_combine_reduce(const int* topk_idx, const float* topk_w, const int* slot_of, int n_tokens, int hidden,
+                                                     int top_k, int n_experts, int local_experts, int capacity, const rshmem_bf16_bits* src,
+                                                     int pull, int vec, rshmem_bf16_bits* out, rshmem_u64* comb_done, rshmem_u64 target,
+                                                     int* status) {
+    __shared__ const rshmem_bf16_bits* rows[RSHMEM_MOE_MAX_TOP_K];
+    __shared__ float w[RSHMEM_MOE_MAX_TOP_K];
+    __shared__ int n;
+    const unsigned lane = threadIdx.x & 31u;
+    if (blockIdx.x == 0 && threadIdx.x < 4) status[threadIdx.x] = 0;
     if (threadIdx.x == 0) rshmem_signal_wait_until(comb_done, RSHMEM_CMP_GE, target);
     __syncthreads();
-    for (int t = blockIdx.x; t < n_tokens; t += gridDim.x)
-        for (int h = threadIdx.x; h < hidden; h += blockDim.x) out[(long long)t * hidden + h] = rshmemx_moe_reduce(l, topk_idx, topk_w, comb_recv, t, h);
+    for (int t = blockIdx.x; t < n_tokens; t += gridDim.x) {
+        if (threadIdx.x < 32) {
+            // The first warp lists the token's experts in k order (ids of -1 dropped).
+            int base = 0;
+            for (int k0 = 0; k0 < top_k; k0 += 32) {
+                const int k = k0 + (int)lane;
+                const long long tk = (long long)t * top_k + k;
+                const rshmem_bf16_bits* r = 0;
+                const int e = k < top_k ? topk_idx[tk] : -1;
+                if (e >= 0 && pull) {
+                    const int pe = e / local_experts;
+                    const long long row = (long long)(e % local_experts) * capacity + slot_of[tk];
+                    r = (const rshmem_bf16_bits*)rshmem_ptr(src + row * hidden, pe);
+                    if (!r) rshmemi_fail("moe::combine (pull)", "the expert's PE is not mapped", pe, (rshmem_u64)(src + row * hidden), 0);
+                } else if (e >= 0) {
+                    r = src + tk * hidden;
+                }
+                const unsigned m = __ballot_sync(0xffffffffu, e >= 0);
+                if (e >= 0) {
+                    const int pos = base + __popc(m & ((1u << lane) - 1u));
+                    rows[pos] = r;
+                    w[pos] = topk_w[tk];
+                }
+                base += __popc(m);
+            }
+            if (lane == 0) n = base;
+        }
+        __syncthreads();
+        rshmemx_moe_reduce_rows_block(hidden, n, rows, w, vec != 0, out + (long long)t * hidden);
+        __syncthreads();
+    }
 }
 
 // Baseline all-to-all: block b puts part b / n_pes of this PE's chunk for PE b % n_pes.

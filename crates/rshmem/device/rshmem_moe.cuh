@@ -8,8 +8,10 @@
 //   recv_meta   int[L][C][4]   (source PE, source token, k, router weight bits)
 //   counters    int[L]         slot counters; senders reserve slots with fetch_add
 //   expert_done u64[L]         each source adds (1 << 32) | tokens it sent to the expert
-//   comb_recv   u16[T][K][H]   on the source PE: expert outputs, per (token, k)
-//   comb_done   u64            each expert PE adds 1 per combine after its puts
+//   slot_of     int[T][K]      on the source PE: the slot each (token, k) got at its expert
+//   comb_recv   u16[T][K][H]   on the source PE: expert outputs, per (token, k) (push combine)
+//   comb_done   u64            each expert PE adds 1 per combine once its outputs are ready
+//   pull_done   u64            each PE adds 1 per pull combine once it read every peer's outputs
 //
 // Protocol (the Rust CPU path in src/moe follows it step by step):
 //   dispatch: per (token, k): lane 0 reserves slot = fetch_add(counters[le], 1) on the
@@ -17,10 +19,16 @@
 //   put of the grid (kernel boundary + system fence), one atomic per expert publishes the
 //   count. The receiver waits until all n_pes sources have reported for each local
 //   expert, takes the count, and resets counter and report word for the next round.
-//   combine: per received row, the warp puts the expert's output to the source PE's
-//   comb_recv[token][k]; after all puts each PE adds 1 to every PE's comb_done; a source
-//   waits until comb_done reaches round * n_pes and reduces sum_k w[t][k] * out[t][k] in
-//   f32 (no fused multiply-add, k ascending), rounding to bf16 once.
+//   combine, push (peers reached through the proxy): per received row, the warp puts the
+//   expert's output to the source PE's comb_recv[token][k]; after all puts each PE adds 1
+//   to every PE's comb_done; a source waits until comb_done reaches round * n_pes and
+//   reduces sum_k w[t][k] * out[t][k] in f32 (no fused multiply-add, k ascending),
+//   rounding to bf16 once.
+//   combine, pull (every PE's heap mapped): each expert PE adds 1 to every PE's comb_done
+//   once its outputs are written; a source waits as above and reduces straight from the
+//   experts' output rows (row slot_of[t][k] of expert e on PE e / L), so the outputs cross
+//   once and are never staged; then it adds 1 to every PE's pull_done, and no PE returns
+//   before pull_done reaches round * n_pes (its outputs may change after that).
 #ifndef RSHMEM_MOE_CUH
 #define RSHMEM_MOE_CUH
 
@@ -99,11 +107,12 @@ __device__ __forceinline__ void rshmemx_moe_quantize_group_warp(const rshmem_bf1
 // Dispatch of token t's k-th choice by one warp (every lane calls it with the same
 // arguments). The token is `row_bytes` at `rows + t * row_bytes` (bf16, or e4m3 values),
 // plus `scale_bytes` at `scales + t * scale_bytes` (e4m3 scales; 0 for bf16). Returns
-// without communication for an id of -1.
+// without communication for an id of -1. With `slot_of` (may be null), records the slot the
+// row got at its expert in slot_of[t][k] (what a pull combine reads from).
 __device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layout& l, const char* rows, int row_bytes, const char* scales,
                                                           int scale_bytes, const int* topk_idx, const float* topk_w, int t, int k,
                                                           char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
-                                                          int* status) {
+                                                          int* status, int* slot_of) {
     const unsigned lane = threadIdx.x & 31u;
     const int e = topk_idx[(long long)t * l.top_k + k];
     if (e < 0) return;
@@ -123,6 +132,7 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layo
         if (lane == 0) atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
         return;
     }
+    if (lane == 0 && slot_of) slot_of[(long long)t * l.top_k + k] = slot;
     const long long row = (long long)le * l.capacity + slot;
     rshmem_putmem_nbi_warp(recv_rows + row * row_bytes, rows + (long long)t * row_bytes, (rshmem_size_t)row_bytes, dst);
     if (scale_bytes > 0)
@@ -169,16 +179,51 @@ __device__ __forceinline__ void rshmemx_moe_combine_warp(const rshmemx_moe_layou
     rshmem_putmem_nbi_warp(comb_recv + ((long long)t * l.top_k + k) * l.hidden, y + row * l.hidden, (rshmem_size_t)l.hidden * 2, src_pe);
 }
 
-// The weighted sum of token t's expert outputs at hidden index h.
-__device__ __forceinline__ rshmem_bf16_bits rshmemx_moe_reduce(const rshmemx_moe_layout& l, const int* topk_idx, const float* topk_w,
-                                                               const rshmem_bf16_bits* comb_recv, int t, int h) {
-    float acc = 0.0f;
-    for (int k = 0; k < l.top_k; k++) {
-        const long long tk = (long long)t * l.top_k + k;
-        if (topk_idx[tk] < 0) continue;
-        acc = __fadd_rn(acc, __fmul_rn(topk_w[tk], rshmemx_bf16_to_float(__ldcg(comb_recv + tk * l.hidden + h))));
+// Most experts per token the combine kernels take (rshmem::moe checks it).
+#define RSHMEM_MOE_MAX_TOP_K 256
+
+// Combine's reduction of one token by one block: out[h] = sum over j < n of w[j] * rows[j][h]
+// (rows in k order), in f32 without fused multiply-add, rounded to bf16 once. `rows` and `w`
+// are the same for every thread (e.g. in shared memory). With `vec` (hidden a multiple of 8,
+// rows and out 16-byte aligned) each thread takes 8 values at a time and issues the loads of
+// up to 8 rows before it adds, so a block keeps 8 x 16 B per thread in flight.
+__device__ __forceinline__ void rshmemx_moe_reduce_rows_block(int hidden, int n, const rshmem_bf16_bits* const* rows, const float* w, bool vec,
+                                                             rshmem_bf16_bits* out) {
+    if (!vec) {
+        for (int h = threadIdx.x; h < hidden; h += blockDim.x) {
+            float acc = 0.0f;
+            for (int j = 0; j < n; j++) acc = __fadd_rn(acc, __fmul_rn(w[j], rshmemx_bf16_to_float(__ldcg(rows[j] + h))));
+            out[h] = rshmemx_float_to_bf16(acc);
+        }
+        return;
     }
-    return rshmemx_float_to_bf16(acc);
+    for (int c = threadIdx.x; c < hidden / 8; c += blockDim.x) {
+        float acc[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) acc[i] = 0.0f;
+        for (int j0 = 0; j0 < n; j0 += 8) {
+            uint4 v[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++)
+                if (j0 + u < n) v[u] = __ldcg((const uint4*)rows[j0 + u] + c);
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                if (j0 + u >= n) break;
+                const float wu = w[j0 + u];
+                const unsigned words[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    acc[2 * i] = __fadd_rn(acc[2 * i], __fmul_rn(wu, __uint_as_float(words[i] << 16)));
+                    acc[2 * i + 1] = __fadd_rn(acc[2 * i + 1], __fmul_rn(wu, __uint_as_float(words[i] & 0xffff0000u)));
+                }
+            }
+        }
+        uint4 o;
+        unsigned* ow = (unsigned*)&o;
+#pragma unroll
+        for (int i = 0; i < 4; i++) ow[i] = (unsigned)rshmemx_float_to_bf16(acc[2 * i]) | ((unsigned)rshmemx_float_to_bf16(acc[2 * i + 1]) << 16);
+        ((uint4*)out)[c] = o;
+    }
 }
 
 #endif  // RSHMEM_MOE_CUH

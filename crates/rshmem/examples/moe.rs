@@ -7,12 +7,13 @@
 //! `moe --bench [--iters N] [--tokens N] [--hidden H] [--throughput-tokens N]` times
 //! dispatch and combine for 128 tokens of H = 7168 bf16 with top-8 routing over 256
 //! experts, and the throughput for 4096 tokens, next to a put-based all-to-all of the same
-//! bytes in the same run (medians over the iterations, PE 0's clock).
+//! bytes in the same run (medians over the iterations, PE 0's clock). Where combine can pull
+//! (GPU PEs, every heap mapped) the checks and the bf16 bench rows run both ways.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use rshmem::moe::{bf16_to_f32, e4m3_to_f32, f32_to_bf16, quantize_fp8, AllToAll, Moe, MoeConfig, RecvInfo};
+use rshmem::moe::{bf16_to_f32, e4m3_to_f32, f32_to_bf16, quantize_fp8, AllToAll, Moe, MoeCombine, MoeConfig, RecvInfo};
 use rshmem::{Ctx, Sym};
 use std::time::Instant;
 use support::Check;
@@ -282,6 +283,7 @@ fn cases(n: usize) -> Vec<Case> {
         ),
         c("odd_experts_receive_nothing", "odd experts receive nothing, masked choices", 30, 96, 3, e(4), Routing::EvenOnlyMasked, 0),
         c("all_tokens_to_one_expert", "all tokens to one expert", 48, 80, 1, e(2), Routing::AllToFirst, 0),
+        c("wide_rows_top8", "random top-8, rows of H 7168", 16, 7168, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0),
         c(
             "all_tokens_to_experts_0_8",
             "all tokens to experts 0..8 (top-8)",
@@ -343,8 +345,21 @@ fn arg(name: &str, default: usize) -> usize {
     a.iter().position(|x| x == name).and_then(|i| a.get(i + 1)).map(|v| v.parse().expect("a number")).unwrap_or(default)
 }
 
+/// The combine modes to check and bench, with the suffix of their check names: the default
+/// alone, or where combine pulls by default (GPU PEs, every heap mapped) also a push.
+fn combine_modes(ctx: &Ctx) -> Vec<(MoeCombine, &'static str)> {
+    let probe = Moe::new(ctx, MoeConfig::new(1, 8, 1, ctx.n_pes())).expect("Moe::new");
+    let pulls = probe.combine_pulls();
+    probe.free(ctx).expect("free");
+    if pulls {
+        vec![(MoeCombine::Auto, ""), (MoeCombine::Push, "_push")]
+    } else {
+        vec![(MoeCombine::Auto, "")]
+    }
+}
+
 /// Times dispatch, combine and the all-to-all baseline for `tokens` tokens per PE.
-fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -> (f64, f64, f64, usize) {
+fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool, combine: MoeCombine) -> (f64, f64, f64, usize, bool) {
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
     let (k, experts) = (8, 256);
     // Random routing: expected tokens per expert is tokens * n * k / experts; allow 2x + 64.
@@ -352,6 +367,7 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -
     let mut cfg = MoeConfig::new(tokens, hidden, k, experts);
     cfg.capacity = Some(2 * expected + 64);
     cfg.fp8 = fp8;
+    cfg.combine = combine;
     let mut moe = Moe::new(ctx, cfg).expect("Moe::new");
     let y_buf = ctx.alloc::<u16>(if fp8 { moe.local_experts() * moe.capacity() * hidden } else { 1 }).expect("expert output buffer");
     let c = Case {
@@ -394,10 +410,11 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool) -
             ta.push((t4 - t3).as_secs_f64());
         }
     }
+    let pulls = moe.combine_pulls();
     moe.free(ctx).expect("free");
     a2a.free(ctx).expect("free");
     ctx.free(y_buf).expect("free");
-    (median(&mut td), median(&mut tc), median(&mut ta), bytes)
+    (median(&mut td), median(&mut tc), median(&mut ta), bytes, pulls)
 }
 
 fn bench(ctx: &Ctx) {
@@ -412,26 +429,36 @@ fn bench(ctx: &Ctx) {
             if gpu { "GPU" } else { "CPU" },
             256 / n
         );
-        println!("| tokens/PE | dispatch format | bytes/PE | dispatch us | combine us | all-to-all us | dispatch GB/s | combine GB/s (bf16) | all-to-all GB/s | dispatch / a2a time |");
-        println!("|---|---|---|---|---|---|---|---|---|---|");
+        println!("| tokens/PE | dispatch format | combine | bytes/PE | dispatch us | combine us | all-to-all us | dispatch GB/s | combine GB/s (bf16) | all-to-all GB/s | dispatch / a2a time | combine / bf16 a2a time |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     }
-    for (tokens, fp8) in sizes.iter().flat_map(|&t| [(t, false), (t, true)]) {
-        let (d, c, a, bytes) = bench_one(ctx, tokens, hidden, iters, fp8);
-        if me == 0 {
-            // combine always moves bf16: tokens * 8 * hidden * 2 bytes
-            let gbs = |t: f64, b: usize| b as f64 / t / 1e9;
-            let comb = tokens * 8 * hidden * 2;
-            println!(
-                "| {tokens} | {} | {bytes} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
-                if fp8 { "fp8 e4m3" } else { "bf16" },
-                d * 1e6,
-                c * 1e6,
-                a * 1e6,
-                gbs(d, bytes),
-                gbs(c, comb),
-                gbs(a, bytes),
-                d / a
-            );
+    let modes = combine_modes(ctx);
+    for &tokens in &sizes {
+        // Combine always moves bf16 (tokens * 8 * hidden * 2 bytes): its ratio is to the bf16 all-to-all.
+        let mut bf16_a2a = f64::NAN;
+        let runs = modes.iter().map(|&(m, _)| (false, m)).chain([(true, MoeCombine::Auto)]);
+        for (fp8, combine) in runs {
+            let (d, c, a, bytes, pulls) = bench_one(ctx, tokens, hidden, iters, fp8, combine);
+            if !fp8 && bf16_a2a.is_nan() {
+                bf16_a2a = a;
+            }
+            if me == 0 {
+                let gbs = |t: f64, b: usize| b as f64 / t / 1e9;
+                let comb = tokens * 8 * hidden * 2;
+                let how = if pulls { "pull" } else { "push" };
+                println!(
+                    "| {tokens} | {} | {how} | {bytes} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                    if fp8 { "fp8 e4m3" } else { "bf16" },
+                    d * 1e6,
+                    c * 1e6,
+                    a * 1e6,
+                    gbs(d, bytes),
+                    gbs(c, comb),
+                    gbs(a, bytes),
+                    d / a,
+                    c / bf16_a2a
+                );
+            }
         }
     }
 }
@@ -454,21 +481,25 @@ fn moe_pe(ctx: rshmem::Ctx) {
         println!("moe: {n} PEs ({})", if ctx.heap_is_device() { "GPU heap, kernels" } else { "CPU heap, host path" });
     }
     let mut ck = Check::immediate("moe", me);
-    for (i, c) in cases(n).iter().enumerate() {
-        let mut cfg = MoeConfig::new(c.tokens, c.hidden, c.top_k, c.experts);
-        if c.tight_capacity {
-            cfg.capacity = Some(fullest_expert(c, i, n));
+    for (combine, suffix) in combine_modes(&ctx) {
+        for (i, c) in cases(n).iter().enumerate() {
+            let mut cfg = MoeConfig::new(c.tokens, c.hidden, c.top_k, c.experts);
+            if c.tight_capacity {
+                cfg.capacity = Some(fullest_expert(c, i, n));
+            }
+            cfg.fp8 = c.fp8;
+            cfg.combine = combine;
+            let mut moe = Moe::new(&ctx, cfg).expect("Moe::new");
+            let y_buf = ctx.alloc::<u16>(if c.fp8 { moe.local_experts() * moe.capacity() * c.hidden } else { 1 }).unwrap();
+            let mut bad = Vec::new();
+            for rnd in 0..c.rounds {
+                bad.extend(round(&ctx, &mut moe, &y_buf, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
+            }
+            let how = if moe.combine_pulls() { "pull" } else { "push" };
+            report(&ctx, &mut ck, &format!("{}{suffix}", c.check), &format!("{}, {how} combine", c.name), &bad);
+            moe.free(&ctx).expect("free");
+            ctx.free(y_buf).expect("free");
         }
-        cfg.fp8 = c.fp8;
-        let mut moe = Moe::new(&ctx, cfg).expect("Moe::new");
-        let y_buf = ctx.alloc::<u16>(if c.fp8 { moe.local_experts() * moe.capacity() * c.hidden } else { 1 }).unwrap();
-        let mut bad = Vec::new();
-        for rnd in 0..c.rounds {
-            bad.extend(round(&ctx, &mut moe, &y_buf, c, i, rnd).into_iter().map(|b| format!("round {rnd}: {b}")));
-        }
-        report(&ctx, &mut ck, c.check, &c.name, &bad);
-        moe.free(&ctx).expect("free");
-        ctx.free(y_buf).expect("free");
     }
     // Overflow: more tokens to one expert than its capacity fails on every sender.
     {
@@ -498,7 +529,20 @@ fn moe_pe(ctx: rshmem::Ctx) {
             Err(e) if e.to_string().contains("n_experts") => Vec::new(),
             Err(e) => vec![format!("unexpected error: {e}")],
         };
-        let bad: Vec<String> = bad.into_iter().chain(bad2).collect();
+        // A pull combine on CPU PEs is refused by name.
+        let mut pull = MoeConfig::new(4, 8, 2, 2 * n);
+        pull.combine = MoeCombine::Pull;
+        let bad3 = match Moe::new(&ctx, pull) {
+            Err(e) if !ctx.heap_is_device() && e.to_string().contains("combine") => Vec::new(),
+            Err(e) if !ctx.heap_is_device() => vec![format!("unexpected error: {e}")],
+            Err(_) => Vec::new(),
+            Ok(m) if ctx.heap_is_device() => {
+                m.free(&ctx).expect("free");
+                Vec::new()
+            }
+            Ok(_) => vec!["a pull combine on CPU PEs was accepted".to_string()],
+        };
+        let bad: Vec<String> = bad.into_iter().chain(bad2).chain(bad3).collect();
         report(&ctx, &mut ck, "bad_input_refused", "bad expert ids and uneven expert counts are refused", &bad);
     }
     let all_ok = ck.finish();

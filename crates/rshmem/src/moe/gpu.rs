@@ -1,10 +1,11 @@
 //! The GPU path of [`super::Moe`]: the kernels of `device/rshmem_moe.cu`, launched in
 //! stream order on the PE's default stream (CUDA glue: the launches are `unsafe`).
 
-use super::{Moe, KERNEL_SOURCE};
+use super::{invalid, Moe, MoeCombine, MoeConfig, KERNEL_SOURCE, MAX_GPU_TOP_K};
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
+use crate::ops::engines::Engine;
 use crate::sym::Sym;
 use crate::types::SymType;
 use std::sync::Arc;
@@ -16,6 +17,27 @@ pub(crate) struct MoeKernels {
     module: Module,
     gpu: Arc<Gpu>,
     sms: u32,
+}
+
+/// Whether a GPU layer's combine pulls (see [`MoeCombine`]); checks that the kernels take
+/// the configuration's `top_k`.
+pub(crate) fn pulls(ctx: &Ctx, cfg: &MoeConfig) -> Result<bool> {
+    const CALL: &str = "Moe::new";
+    if cfg.top_k > MAX_GPU_TOP_K {
+        return Err(invalid(CALL, "top_k", format!("{} is more than the {MAX_GPU_TOP_K} the GPU kernels take", cfg.top_k), ctx.my_pe()));
+    }
+    let unmapped = (0..ctx.n_pes()).find(|&pe| !ctx.engine_reaches(Engine::Sm, pe));
+    match (cfg.combine, unmapped) {
+        (MoeCombine::Push, _) => Ok(false),
+        (MoeCombine::Auto, u) => Ok(u.is_none()),
+        (MoeCombine::Pull, None) => Ok(true),
+        (MoeCombine::Pull, Some(pe)) => Err(invalid(
+            CALL,
+            "combine",
+            format!("a pull combine reads every PE's outputs through a mapping, and PE {pe} is reached through the proxy"),
+            ctx.my_pe(),
+        )),
+    }
 }
 
 fn a<T: SymType>(s: &Sym<T>) -> A {
@@ -92,6 +114,7 @@ impl MoeKernels {
                 a(&m.counters),
                 a(&m.sent),
                 status,
+                a(&m.slot_of),
             ],
         )?;
         self.launch(
@@ -117,14 +140,20 @@ impl MoeKernels {
 
     pub(crate) fn combine(&self, _ctx: &Ctx, m: &Moe, y: &Sym<u16>) -> Result<()> {
         let [h, k, e, l, c] = Self::layout(m);
-        let rows = m.local_experts * m.capacity;
-        self.launch(
-            "rshmem_moe_combine_send",
-            self.warp_blocks(rows),
-            32 * WARPS_PER_BLOCK,
-            &[a(y), a(&m.recv_meta), a(&m.recv_count), h, k, e, l, c, a(&m.comb_recv)],
-        )?;
-        self.launch("rshmem_moe_signal_all", (m.n_pes as u32).div_ceil(128), 128, &[a(&m.comb_done)])?;
+        let src = if m.pull {
+            y
+        } else {
+            let rows = m.local_experts * m.capacity;
+            self.launch(
+                "rshmem_moe_combine_send",
+                self.warp_blocks(rows),
+                32 * WARPS_PER_BLOCK,
+                &[a(y), a(&m.recv_meta), a(&m.recv_count), h, k, e, l, c, a(&m.comb_recv)],
+            )?;
+            &m.comb_recv
+        };
+        // After this PE's puts (push) or its outputs' writes (pull): a later launch.
+        self.signal_all(&m.comb_done, m.n_pes)?;
         let target = A::U64(m.round * m.n_pes as u64);
         if self.gpu.sharers() > 1 {
             // PEs of this process share the SMs: a reduction grid whose every block spins on
@@ -133,6 +162,10 @@ impl MoeKernels {
             // first; the grid's own wait then passes at once.
             self.launch("rshmem_moe_wait", 1, 32, &[a(&m.comb_done), target])?;
         }
+        let h_us = m.cfg.hidden;
+        // 16-byte steps need whole rows of 8 values and aligned bases (heap blocks are).
+        let vec = h_us.is_multiple_of(8) && [src.addr(), m.combined.addr()].iter().all(|p| p.is_multiple_of(16));
+        let status = A::U64(m.recv_count.addr_of(m.local_experts) as u64);
         let blocks = (m.n_tokens as u32).clamp(1, 8 * self.sms);
         self.launch(
             "rshmem_moe_combine_reduce",
@@ -141,26 +174,41 @@ impl MoeKernels {
             &[
                 a(&m.topk_idx),
                 a(&m.topk_w),
+                a(&m.slot_of),
                 A::I32(m.n_tokens as i32),
                 h,
                 k,
                 e,
                 l,
                 c,
-                a(&m.comb_recv),
+                a(src),
+                A::I32(m.pull as i32),
+                A::I32(vec as i32),
                 a(&m.combined),
                 a(&m.comb_done),
                 target,
+                status,
             ],
         )?;
+        if m.pull {
+            // Every PE reads this PE's outputs until its reduction ends: none returns (and
+            // lets its outputs change) before all have.
+            self.signal_all(&m.pull_done, m.n_pes)?;
+            self.launch("rshmem_moe_wait", 1, 32, &[a(&m.pull_done), target])?;
+        }
         self.gpu.synchronize()
+    }
+
+    /// Adds 1 to `word` on each of the `pes` PEs.
+    fn signal_all(&self, word: &Sym<u64>, pes: usize) -> Result<()> {
+        self.launch("rshmem_moe_signal_all", (pes as u32).div_ceil(128), 128, &[a(word)])
     }
 
     pub(crate) fn alltoall(&self, src: &Sym<u8>, dst: &Sym<u8>, done: &Sym<u64>, bytes_per_pe: usize, target: u64) -> Result<()> {
         let pes = src.len() / bytes_per_pe.max(1);
         let parts = (4 * self.sms as usize / pes.max(1)).max(1);
         self.launch("rshmem_moe_alltoall", (parts * pes) as u32, 256, &[a(src), a(dst), A::I64(bytes_per_pe as i64)])?;
-        self.launch("rshmem_moe_signal_all", (pes as u32).div_ceil(128), 128, &[a(done)])?;
+        self.signal_all(done, pes)?;
         self.launch("rshmem_moe_wait", 1, 32, &[a(done), A::U64(target)])?;
         self.gpu.synchronize()
     }

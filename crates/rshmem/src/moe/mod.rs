@@ -39,6 +39,9 @@ pub const DEVICE_HEADER: &str = include_str!("../../device/rshmem_moe.cuh");
 /// The kernel source the GPU path compiles (`device/rshmem_moe.cu`).
 pub const KERNEL_SOURCE: &str = include_str!("../../device/rshmem_moe.cu");
 
+/// Most experts per token a GPU layer takes (`RSHMEM_MOE_MAX_TOP_K` in the kernels).
+pub const MAX_GPU_TOP_K: usize = 256;
+
 /// bf16 bits to f32.
 pub fn bf16_to_f32(b: u16) -> f32 {
     f32::from_bits((b as u32) << 16)
@@ -135,12 +138,41 @@ pub struct MoeConfig {
     /// ([`quantize_fp8`]) and the receivers get [`Moe::recv_fp8`] instead of
     /// [`Moe::recv_tokens`]; `hidden` must be a multiple of 128. Combine stays bf16.
     pub fp8: bool,
+    /// How a GPU layer's combine moves the experts' outputs (see [`MoeCombine`]).
+    pub combine: MoeCombine,
+}
+
+/// How combine brings the experts' outputs to their tokens' PEs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MoeCombine {
+    /// [`MoeCombine::Pull`] when every PE's heap is mapped into this PE's kernels (PEs of
+    /// one host's GPUs), else [`MoeCombine::Push`].
+    #[default]
+    Auto,
+    /// The experts' PEs put each output row into its token's PE, which then reduces its
+    /// tokens locally (the outputs cross twice: put, then the reduction's read). CPU PEs
+    /// always combine this way.
+    Push,
+    /// Each PE reduces its tokens reading the output rows straight from the experts' PEs
+    /// through the mappings (the outputs cross once), then tells every PE it is done
+    /// reading. GPU layers whose every PE is mapped only: elsewhere [`Moe::new`] fails.
+    Pull,
 }
 
 impl MoeConfig {
-    /// A configuration with worst-case capacity and a 60 s timeout.
+    /// A configuration with worst-case capacity, a 60 s timeout, bf16 dispatch and the
+    /// combine chosen by the layout ([`MoeCombine::Auto`]).
     pub fn new(max_tokens: usize, hidden: usize, top_k: usize, n_experts: usize) -> MoeConfig {
-        MoeConfig { max_tokens, hidden, top_k, n_experts, capacity: None, timeout: Duration::from_secs(60), fp8: false }
+        MoeConfig {
+            max_tokens,
+            hidden,
+            top_k,
+            n_experts,
+            capacity: None,
+            timeout: Duration::from_secs(60),
+            fp8: false,
+            combine: MoeCombine::Auto,
+        }
     }
 }
 
@@ -177,9 +209,12 @@ pub struct Moe {
     expert_done: Sym<u64>,
     recv_count: Sym<i32>,
     sent: Sym<i32>,
+    slot_of: Sym<i32>,
     comb_recv: Sym<u16>,
     comb_done: Sym<u64>,
+    pull_done: Sym<u64>,
     combined: Sym<u16>,
+    pull: bool,
     round: u64,
     n_tokens: usize,
     pending: Option<Vec<usize>>,
@@ -232,6 +267,7 @@ impl Moe {
         if cfg.fp8 && !cfg.hidden.is_multiple_of(128) {
             return Err(invalid(CALL, "hidden", format!("FP8 dispatch needs a multiple of 128 values, not {}", cfg.hidden), me));
         }
+        let pull = Self::pulls(ctx, &cfg)?;
         let local_experts = cfg.n_experts / n_pes;
         let (t, h, k) = (cfg.max_tokens, cfg.hidden, cfg.top_k);
         let rows = local_experts * capacity;
@@ -257,9 +293,13 @@ impl Moe {
             // GPU path: per-expert counts, then the kernels' 4 status words (one read back).
             recv_count: ctx.alloc(local_experts + 4)?,
             sent: ctx.alloc(cfg.n_experts)?,
-            comb_recv: ctx.alloc(t * k * h)?,
+            slot_of: ctx.alloc(t * k)?,
+            // A pull combine never stages the outputs.
+            comb_recv: ctx.alloc(if pull { 1 } else { t * k * h })?,
             comb_done: ctx.alloc(1)?,
+            pull_done: ctx.alloc(1)?,
             combined: ctx.alloc(t * h)?,
+            pull,
             round: 0,
             n_tokens: 0,
             pending: None,
@@ -291,9 +331,28 @@ impl Moe {
         ctx.free(self.expert_done)?;
         ctx.free(self.recv_count)?;
         ctx.free(self.sent)?;
+        ctx.free(self.slot_of)?;
         ctx.free(self.comb_recv)?;
         ctx.free(self.comb_done)?;
+        ctx.free(self.pull_done)?;
         ctx.free(self.combined)
+    }
+
+    /// Whether this layer's combine pulls (see [`MoeCombine`]).
+    fn pulls(ctx: &Ctx, cfg: &MoeConfig) -> Result<bool> {
+        #[cfg(feature = "cuda")]
+        if ctx.gpu().is_some() {
+            return gpu::pulls(ctx, cfg);
+        }
+        match cfg.combine {
+            MoeCombine::Pull => Err(invalid("Moe::new", "combine", "a pull combine needs GPU PEs; CPU PEs push".into(), ctx.my_pe())),
+            _ => Ok(false),
+        }
+    }
+
+    /// Whether combine pulls the outputs ([`MoeCombine::Pull`], or `Auto` resolved to it).
+    pub fn combine_pulls(&self) -> bool {
+        self.pull
     }
 
     /// The configuration.
