@@ -1,22 +1,34 @@
 // Kernels of `rshmem::moe` (compiled at run time with NVRTC; see rshmem_moe.cuh for the
-// buffer layout and the protocol). Launched in stream order: [quantize,] dispatch_send, dispatch_recv;
-// combine: combine_send (push only), signal_all, combine_reduce, then for a pull combine
-// signal_all and wait. The kernel boundaries order each PE's puts before the atomics that
-// publish them.
+// buffer layout and the protocol). Launched in stream order: dispatch: [quantize,] dispatch;
+// combine: [combine_send (push), signal_all (push, or PEs sharing the GPU), wait (PEs sharing
+// the GPU),] combine_reduce. Kernel boundaries, or a grid's last block after every block
+// fenced its writes, order each PE's puts before the atomics that publish them.
 #include "rshmem_moe.cuh"
 
-// A warp per (token, k), grid-stride. `rows`/`scales` as in rshmemx_moe_dispatch_warp.
-extern "C" __global__ void rshmem_moe_dispatch_send(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
-                                                    const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts,
-                                                    int local_experts, int capacity, char* recv_rows, char* recv_scales, int* recv_meta,
-                                                    int* counters, int* sent, int* status, int* slot_of) {
+// Dispatch in one grid: a warp per (token, k), grid-stride (`rows`/`scales` as in
+// rshmemx_moe_dispatch_warp); then the grid's last block publishes one count per expert
+// (after every block's puts), waits for every local expert's sources, and copies the
+// counts and the 4 status words (recv_count[0..L+4]) to `host_out` (host memory the host
+// reads after the grid; null: the host reads recv_count). `grid_done` counts the blocks (0
+// between grids).
+extern "C" __global__ void rshmem_moe_dispatch(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
+                                               const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts, int local_experts,
+                                               int capacity, char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
+                                               int* slot_of, rshmem_u64* expert_done, int* recv_count, unsigned* grid_done, int* host_out) {
     const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+    int* status = recv_count + local_experts;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long pairs = (long long)n_tokens * top_k;
     for (long long p = warp; p < pairs; p += warps)
         rshmemx_moe_dispatch_warp(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_rows,
                                   recv_scales, recv_meta, counters, sent, status, slot_of);
+    if (!rshmemx_moe_last_block(grid_done)) return;
+    for (int e = threadIdx.x; e < n_experts; e += blockDim.x) rshmemx_moe_publish_count(l, e, sent, expert_done);
+    for (int le = threadIdx.x; le < local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
+    __syncthreads();
+    if (host_out)
+        for (int i = threadIdx.x; i < local_experts + 4; i += blockDim.x) ((volatile int*)host_out)[i] = ((volatile int*)recv_count)[i];
     __threadfence_system();
 }
 
@@ -25,15 +37,6 @@ extern "C" __global__ void rshmem_moe_quantize(const rshmem_bf16_bits* x, long l
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long g = warp; g < groups; g += warps) rshmemx_moe_quantize_group_warp(x + g * 128, q + g * 128, scales + g);
-}
-
-// One block: publish one count per expert, then wait for every local expert's sources.
-extern "C" __global__ void rshmem_moe_dispatch_recv(int hidden, int top_k, int n_experts, int local_experts, int capacity, int* sent,
-                                                    rshmem_u64* expert_done, int* counters, int* recv_count, int* status) {
-    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
-    if (blockIdx.x != 0) return;
-    for (int e = threadIdx.x; e < n_experts; e += blockDim.x) rshmemx_moe_publish_count(l, e, sent, expert_done);
-    for (int le = threadIdx.x; le < local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
 }
 
 // Push combine: a warp per received row, grid-stride over (local expert, slot).
@@ -61,22 +64,33 @@ extern "C" __global__ void rshmem_moe_wait(rshmem_u64* word, rshmem_u64 target) 
     if (blockIdx.x == 0 && threadIdx.x == 0) rshmem_signal_wait_until(word, RSHMEM_CMP_GE, target);
 }
 
-// A block per token (grid-stride): wait for every expert PE's outputs, then reduce token t's
-// rows: with `pull`, row slot_of[t][k] of `src` (the experts' outputs, laid out as recv_x) on
-// the expert's PE, read through its mapping; else row (t, k) of `src` (comb_recv, filled by
-// the experts' pushes). `status` (dispatch's 4 status words) is cleared for the next dispatch.
+// Combine's reduction, grid-stride over (token, slice of hidden) items: with
+// `signal_first`, block 0 first adds 1 to every PE's comb_done (this PE's outputs are
+// ready: an earlier launch wrote them); every block waits until comb_done reaches
+// `target` (the grid must fit on the GPU at once), then reduces its items' rows: with
+// `pull`, row slot_of[t][k] of `src` (the experts' outputs, laid out as recv_x) on the
+// expert's PE, read through its mapping; else row (t, k) of `src` (comb_recv, filled by
+// the experts' pushes). A pull's last block then adds 1 to every PE's pull_done and waits
+// until it reaches `target` (no PE's outputs change while a PE still reads them).
+// `status` (dispatch's 4 status words) is cleared for the next dispatch.
 extern "C" __global__ void rshmem_moe_combine_reduce(const int* topk_idx, const float* topk_w, const int* slot_of, int n_tokens, int hidden,
                                                      int top_k, int n_experts, int local_experts, int capacity, const rshmem_bf16_bits* src,
-                                                     int pull, int vec, rshmem_bf16_bits* out, rshmem_u64* comb_done, rshmem_u64 target,
-                                                     int* status) {
+                                                     int pull, int vec, int slices, rshmem_bf16_bits* out, rshmem_u64* comb_done,
+                                                     rshmem_u64 target, int signal_first, int* status, unsigned* grid_done,
+                                                     rshmem_u64* pull_done) {
     __shared__ const rshmem_bf16_bits* rows[RSHMEM_MOE_MAX_TOP_K];
     __shared__ float w[RSHMEM_MOE_MAX_TOP_K];
     __shared__ int n;
     const unsigned lane = threadIdx.x & 31u;
     if (blockIdx.x == 0 && threadIdx.x < 4) status[threadIdx.x] = 0;
+    if (signal_first && blockIdx.x == 0)
+        for (int pe = threadIdx.x; pe < rshmem_n_pes(); pe += blockDim.x) rshmem_signal_op(comb_done, 1ull, RSHMEM_SIGNAL_ADD, pe);
     if (threadIdx.x == 0) rshmem_signal_wait_until(comb_done, RSHMEM_CMP_GE, target);
     __syncthreads();
-    for (int t = blockIdx.x; t < n_tokens; t += gridDim.x) {
+    const int chunks = vec ? hidden / 8 : hidden;
+    const int per = (chunks + slices - 1) / slices;
+    for (long long item = blockIdx.x; item < (long long)n_tokens * slices; item += gridDim.x) {
+        const int t = (int)(item / slices), lo = (int)(item % slices) * per;
         if (threadIdx.x < 32) {
             // The first warp lists the token's experts in k order (ids of -1 dropped).
             int base = 0;
@@ -104,9 +118,12 @@ extern "C" __global__ void rshmem_moe_combine_reduce(const int* topk_idx, const 
             if (lane == 0) n = base;
         }
         __syncthreads();
-        rshmemx_moe_reduce_rows_block(hidden, n, rows, w, vec != 0, out + (long long)t * hidden);
+        rshmemx_moe_reduce_rows_block(n, rows, w, vec != 0, lo, min(lo + per, chunks), out + (long long)t * hidden);
         __syncthreads();
     }
+    if (!pull || !rshmemx_moe_last_block(grid_done)) return;
+    for (int pe = threadIdx.x; pe < rshmem_n_pes(); pe += blockDim.x) rshmem_signal_op(pull_done, 1ull, RSHMEM_SIGNAL_ADD, pe);
+    if (threadIdx.x == 0) rshmem_signal_wait_until(pull_done, RSHMEM_CMP_GE, target);
 }
 
 // Baseline all-to-all: block b puts part b / n_pes of this PE's chunk for PE b % n_pes.

@@ -183,21 +183,21 @@ __device__ __forceinline__ void rshmemx_moe_combine_warp(const rshmemx_moe_layou
 #define RSHMEM_MOE_MAX_TOP_K 256
 
 // Combine's reduction of one token by one block: out[h] = sum over j < n of w[j] * rows[j][h]
-// (rows in k order), in f32 without fused multiply-add, rounded to bf16 once. `rows` and `w`
-// are the same for every thread (e.g. in shared memory). With `vec` (hidden a multiple of 8,
-// rows and out 16-byte aligned) each thread takes 8 values at a time and issues the loads of
-// up to 8 rows before it adds, so a block keeps 8 x 16 B per thread in flight.
-__device__ __forceinline__ void rshmemx_moe_reduce_rows_block(int hidden, int n, const rshmem_bf16_bits* const* rows, const float* w, bool vec,
-                                                             rshmem_bf16_bits* out) {
+// (rows in k order), in f32 without fused multiply-add, rounded to bf16 once, for the
+// chunks [lo, hi): 8 values each with `vec` (hidden a multiple of 8, rows and out 16-byte
+// aligned), else 1. `rows` and `w` are the same for every thread (e.g. in shared memory).
+// With `vec` a thread issues the loads of up to 8 rows before it adds: 8 x 16 B in flight.
+__device__ __forceinline__ void rshmemx_moe_reduce_rows_block(int n, const rshmem_bf16_bits* const* rows, const float* w, bool vec, int lo,
+                                                             int hi, rshmem_bf16_bits* out) {
     if (!vec) {
-        for (int h = threadIdx.x; h < hidden; h += blockDim.x) {
+        for (int h = lo + threadIdx.x; h < hi; h += blockDim.x) {
             float acc = 0.0f;
             for (int j = 0; j < n; j++) acc = __fadd_rn(acc, __fmul_rn(w[j], rshmemx_bf16_to_float(__ldcg(rows[j] + h))));
             out[h] = rshmemx_float_to_bf16(acc);
         }
         return;
     }
-    for (int c = threadIdx.x; c < hidden / 8; c += blockDim.x) {
+    for (int c = lo + threadIdx.x; c < hi; c += blockDim.x) {
         float acc[8];
 #pragma unroll
         for (int i = 0; i < 8; i++) acc[i] = 0.0f;
@@ -224,6 +224,22 @@ __device__ __forceinline__ void rshmemx_moe_reduce_rows_block(int hidden, int n,
         for (int i = 0; i < 4; i++) ow[i] = (unsigned)rshmemx_float_to_bf16(acc[2 * i]) | ((unsigned)rshmemx_float_to_bf16(acc[2 * i + 1]) << 16);
         ((uint4*)out)[c] = o;
     }
+}
+
+// Whether this block is the grid's last to get here (block scope; every thread calls it).
+// Each block's earlier writes are fenced at system scope before it counts itself, so the
+// last block sees all of them; the last one sets `counter` back to 0 for the next grid.
+__device__ __forceinline__ bool rshmemx_moe_last_block(unsigned* counter) {
+    __shared__ bool last;
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+        if (last) *(volatile unsigned*)counter = 0;
+    }
+    __syncthreads();
+    if (last) __threadfence_system();
+    return last;
 }
 
 #endif  // RSHMEM_MOE_CUH

@@ -775,6 +775,18 @@ impl PinnedHost {
     pub fn is_empty(&self) -> bool {
         self.size == 0
     }
+    /// Copies out `dst.len()` 32-bit words from word `first` on, each read once with a
+    /// volatile load (kernels may have written them; read after the writers finished).
+    pub fn read_words(&self, first: usize, dst: &mut [u32]) {
+        assert!((first + dst.len()) * 4 <= self.size, "PinnedHost::read_words past the end");
+        let base = self.host as *const u32;
+        for (i, d) in dst.iter_mut().enumerate() {
+            // SAFETY: in bounds (checked above) and 4-byte aligned (cuMemHostAlloc returns
+            // page-aligned memory); plain memory owned by self.
+            *d = unsafe { std::ptr::read_volatile(base.add(first + i)) };
+        }
+    }
+
     /// The memory as bytes, for a host-only user (a staging buffer no kernel touches).
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: `size` bytes at `host` are owned by self, and the exclusive borrow of

@@ -195,6 +195,19 @@ impl Module {
         unsafe { g.cuda.launch(f, cfg.grid, cfg.block, cfg.shared_mem, stream, &mut params, cfg.cooperative) }
     }
 
+    /// How many blocks of `threads` threads of kernel `kernel` this PE may launch so that
+    /// all run at once beside the other PEs of this process on the GPU (its share of
+    /// what fits on the multiprocessors; at least 1): a grid whose blocks wait for each
+    /// other must not be larger.
+    pub fn resident_blocks(&self, kernel: &str, threads: u32) -> Result<usize> {
+        let g = &self.gpu;
+        g.cuda.bind()?;
+        let f = self.inner.function(&g.cuda, kernel)?;
+        // SAFETY: f was just resolved in this module, loaded in this PE's context.
+        let per_sm = unsafe { g.cuda.blocks_per_sm(f, threads, 0)? };
+        Ok((per_sm * g.sm_count()? / g.sharers().max(1)).max(1))
+    }
+
     /// The module's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -220,6 +233,10 @@ pub struct Gpu {
     /// will change must not block that atomic.
     amo_stream: Stream,
     amo_lock: Mutex<()>,
+    /// Host memory kernels may write results into, read after them without a copy
+    /// ([`Gpu::with_results`]). Allocated at init: allocating page-locked memory later
+    /// waits for every stream of the context, those of the other PEs of this process too.
+    results: Mutex<cuda::PinnedHost>,
     me: Weak<Gpu>,
     /// Host numbering of on-stream collectives per team slot (see gpu/coll.rs).
     pub(crate) coll_host_seq: Mutex<Vec<u64>>,
@@ -234,6 +251,9 @@ impl std::fmt::Debug for Gpu {
         f.debug_struct("Gpu").field("ordinal", &self.cuda.ordinal).field("arch", &self.arch).finish()
     }
 }
+
+/// 32-bit words of [`Gpu::with_results`].
+pub const RESULT_WORDS: usize = 4096;
 
 /// What the runtime tells the GPU layer at init.
 #[derive(Debug, Clone, Copy)]
@@ -307,6 +327,7 @@ impl Gpu {
         cuda.zero(s.sys_base + off as u64, layout.size - off)?;
         let stream = cuda.stream()?;
         let amo_stream = cuda.stream()?;
+        let results = Mutex::new(cuda.pinned_host(RESULT_WORDS * 4)?);
         Ok(Arc::new_cyclic(|me| Gpu {
             cuda,
             heap,
@@ -320,6 +341,7 @@ impl Gpu {
             stream,
             amo_stream,
             amo_lock: Mutex::new(()),
+            results,
             me: me.clone(),
             coll_host_seq: Mutex::new(vec![0; layout.coll_teams]),
             coll_proto: std::sync::atomic::AtomicI32::new(0),
@@ -377,6 +399,13 @@ impl Gpu {
     pub fn new_stream(&self) -> Result<Stream> {
         self.cuda.bind()?;
         self.cuda.stream()
+    }
+
+    /// Runs `f` with this PE's result memory: [`RESULT_WORDS`] 32-bit words of host memory
+    /// that kernels reach at [`cuda::PinnedHost::device`], held for the call (one user at a
+    /// time).
+    pub fn with_results<R>(&self, f: impl FnOnce(&cuda::PinnedHost) -> R) -> R {
+        f(&self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
     /// Waits for all of this PE's GPU work (see [`Cuda::synchronize`]: with thread PEs

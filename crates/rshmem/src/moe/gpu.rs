@@ -4,13 +4,15 @@
 use super::{invalid, Moe, MoeCombine, MoeConfig, KERNEL_SOURCE, MAX_GPU_TOP_K};
 use crate::ctx::Ctx;
 use crate::error::Result;
-use crate::gpu::{Gpu, KernelArg as A, LaunchConfig, Module};
+use crate::gpu::{Gpu, KernelArg as A, LaunchConfig, Module, RESULT_WORDS};
 use crate::ops::engines::Engine;
 use crate::sym::Sym;
 use crate::types::SymType;
 use std::sync::Arc;
 
 const WARPS_PER_BLOCK: u32 = 8;
+/// Threads per block of combine's reduction.
+const REDUCE_THREADS: u32 = 128;
 
 /// The compiled MoE kernels of one PE.
 pub(crate) struct MoeKernels {
@@ -74,8 +76,7 @@ impl MoeKernels {
     }
 
     pub(crate) fn dispatch(&self, _ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
-        // The status words start zeroed and combine_send clears them after each dispatch.
-        let status = A::U64(m.recv_count.addr_of(m.local_experts) as u64);
+        // The status words start zeroed and combine_reduce clears them after each dispatch.
         let [h, k, e, l, c] = Self::layout(m);
         let h_us = m.cfg.hidden;
         let (rows, row_bytes, scales, scale_bytes, recv_rows, recv_scales) = if m.cfg.fp8 {
@@ -91,40 +92,48 @@ impl MoeKernels {
             (a(&m.x), 2 * h_us, a(&m.x), 0, a(&m.recv_x), a(&m.recv_x))
         };
         let blocks = self.warp_blocks(n_tokens * m.cfg.top_k);
-        self.launch(
-            "rshmem_moe_dispatch_send",
-            blocks,
-            32 * WARPS_PER_BLOCK,
-            &[
-                rows,
-                A::I32(row_bytes as i32),
-                scales,
-                A::I32(scale_bytes as i32),
-                a(&m.topk_idx),
-                a(&m.topk_w),
-                A::I32(n_tokens as i32),
-                h,
-                k,
-                e,
-                l,
-                c,
-                recv_rows,
-                recv_scales,
-                a(&m.recv_meta),
-                a(&m.counters),
-                a(&m.sent),
-                status,
-                a(&m.slot_of),
-            ],
-        )?;
-        self.launch(
-            "rshmem_moe_dispatch_recv",
-            1,
-            256,
-            &[h, k, e, l, c, a(&m.sent), a(&m.expert_done), a(&m.counters), a(&m.recv_count), status],
-        )?;
-        self.gpu.synchronize()?;
-        let back = m.recv_count.to_vec()?;
+        // The counts and status words come back through the PE's result memory where they
+        // fit (no device-to-host copy), else from recv_count.
+        let words = m.local_experts + 4;
+        let back = self.gpu.with_results(|out| -> Result<Vec<u32>> {
+            let fits = words <= RESULT_WORDS;
+            self.launch(
+                "rshmem_moe_dispatch",
+                blocks,
+                32 * WARPS_PER_BLOCK,
+                &[
+                    rows,
+                    A::I32(row_bytes as i32),
+                    scales,
+                    A::I32(scale_bytes as i32),
+                    a(&m.topk_idx),
+                    a(&m.topk_w),
+                    A::I32(n_tokens as i32),
+                    h,
+                    k,
+                    e,
+                    l,
+                    c,
+                    recv_rows,
+                    recv_scales,
+                    a(&m.recv_meta),
+                    a(&m.counters),
+                    a(&m.sent),
+                    a(&m.slot_of),
+                    a(&m.expert_done),
+                    a(&m.recv_count),
+                    A::U64(m.grid_done.addr_of(0) as u64),
+                    A::U64(if fits { out.device() } else { 0 }),
+                ],
+            )?;
+            self.gpu.synchronize()?;
+            if !fits {
+                return Ok(m.recv_count.to_vec()?.into_iter().map(|v| v as u32).collect());
+            }
+            let mut back = vec![0u32; words];
+            out.read_words(0, &mut back);
+            Ok(back)
+        })?;
         let (counts, st) = back.split_at(m.local_experts);
         let counts = counts.iter().map(|&v| v as usize).collect();
         if st[2] != 0 {
@@ -140,6 +149,8 @@ impl MoeKernels {
 
     pub(crate) fn combine(&self, _ctx: &Ctx, m: &Moe, y: &Sym<u16>) -> Result<()> {
         let [h, k, e, l, c] = Self::layout(m);
+        let target = A::U64(m.round * m.n_pes as u64);
+        let shared = self.gpu.sharers() > 1;
         let src = if m.pull {
             y
         } else {
@@ -152,25 +163,32 @@ impl MoeKernels {
             )?;
             &m.comb_recv
         };
-        // After this PE's puts (push) or its outputs' writes (pull): a later launch.
-        self.signal_all(&m.comb_done, m.n_pes)?;
-        let target = A::U64(m.round * m.n_pes as u64);
-        if self.gpu.sharers() > 1 {
+        // After this PE's puts (push) or its outputs' writes (pull): a later launch, or the
+        // reduction grid's first step when it pulls alone on the GPU.
+        let signal_first = m.pull && !shared;
+        if !signal_first {
+            self.signal_all(&m.comb_done, m.n_pes)?;
+        }
+        if shared {
             // PEs of this process share the SMs: a reduction grid whose every block spins on
-            // the signal could fill them and keep the other PEs' combine_send (which brings
-            // the signal) from running (seen with 8 thread PEs on the H200). One thread waits
+            // the signal could fill them and keep the other PEs' kernels (which bring the
+            // signal) from running (seen with 8 thread PEs on the H200). One thread waits
             // first; the grid's own wait then passes at once.
             self.launch("rshmem_moe_wait", 1, 32, &[a(&m.comb_done), target])?;
         }
         let h_us = m.cfg.hidden;
         // 16-byte steps need whole rows of 8 values and aligned bases (heap blocks are).
         let vec = h_us.is_multiple_of(8) && [src.addr(), m.combined.addr()].iter().all(|p| p.is_multiple_of(16));
-        let status = A::U64(m.recv_count.addr_of(m.local_experts) as u64);
-        let blocks = (m.n_tokens as u32).clamp(1, 8 * self.sms);
+        // Few tokens: each is cut into slices of at least 128 chunks, so that every SM gets work.
+        let chunks = if vec { h_us / 8 } else { h_us };
+        let slices = (8 * self.sms as usize).div_ceil(m.n_tokens.max(1)).min(chunks.div_ceil(REDUCE_THREADS as usize)).max(1);
+        // Every block waits for the signal: the grid must fit on the GPU at once.
+        let fit = self.module.resident_blocks("rshmem_moe_combine_reduce", REDUCE_THREADS)?;
+        let blocks = (m.n_tokens * slices).clamp(1, fit) as u32;
         self.launch(
             "rshmem_moe_combine_reduce",
             blocks,
-            256,
+            REDUCE_THREADS,
             &[
                 a(&m.topk_idx),
                 a(&m.topk_w),
@@ -184,18 +202,16 @@ impl MoeKernels {
                 a(src),
                 A::I32(m.pull as i32),
                 A::I32(vec as i32),
+                A::I32(slices as i32),
                 a(&m.combined),
                 a(&m.comb_done),
                 target,
-                status,
+                A::I32(signal_first as i32),
+                A::U64(m.recv_count.addr_of(m.local_experts) as u64),
+                A::U64(m.grid_done.addr_of(1) as u64),
+                a(&m.pull_done),
             ],
         )?;
-        if m.pull {
-            // Every PE reads this PE's outputs until its reduction ends: none returns (and
-            // lets its outputs change) before all have.
-            self.signal_all(&m.pull_done, m.n_pes)?;
-            self.launch("rshmem_moe_wait", 1, 32, &[a(&m.pull_done), target])?;
-        }
         self.gpu.synchronize()
     }
 

@@ -214,6 +214,7 @@ pub struct Moe {
     comb_done: Sym<u64>,
     pull_done: Sym<u64>,
     combined: Sym<u16>,
+    grid_done: Sym<u32>,
     pull: bool,
     round: u64,
     n_tokens: usize,
@@ -299,6 +300,8 @@ impl Moe {
             comb_done: ctx.alloc(1)?,
             pull_done: ctx.alloc(1)?,
             combined: ctx.alloc(t * h)?,
+            // The GPU grids' block counters (dispatch, combine).
+            grid_done: ctx.alloc(2)?,
             pull,
             round: 0,
             n_tokens: 0,
@@ -335,6 +338,7 @@ impl Moe {
         ctx.free(self.comb_recv)?;
         ctx.free(self.comb_done)?;
         ctx.free(self.pull_done)?;
+        ctx.free(self.grid_done)?;
         ctx.free(self.combined)
     }
 
