@@ -204,8 +204,7 @@ impl Module {
         g.cuda.bind()?;
         let f = self.inner.function(&g.cuda, kernel)?;
         // SAFETY: f was just resolved in this module, loaded in this PE's context.
-        let per_sm = unsafe { g.cuda.blocks_per_sm(f, threads, 0)? };
-        Ok((per_sm * g.sm_count()? / g.sharers().max(1)).max(1))
+        Ok(unsafe { g.max_collective_grid(f, threads, 0)? }.max(1))
     }
 
     /// The module's name.

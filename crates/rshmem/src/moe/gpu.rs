@@ -19,6 +19,8 @@ pub(crate) struct MoeKernels {
     module: Module,
     gpu: Arc<Gpu>,
     sms: u32,
+    /// Blocks of combine's reduction that fit on the GPU at once (its every block waits).
+    reduce_fit: usize,
 }
 
 /// Whether a GPU layer's combine pulls (see [`MoeCombine`]); checks that the kernels take
@@ -50,7 +52,8 @@ impl MoeKernels {
     pub(crate) fn new(gpu: &Arc<Gpu>) -> Result<MoeKernels> {
         let module = gpu.compile("rshmem_moe", KERNEL_SOURCE, &[])?;
         let sms = gpu.sm_count()?.max(1) as u32;
-        Ok(MoeKernels { module, gpu: gpu.clone(), sms })
+        let reduce_fit = module.resident_blocks("rshmem_moe_combine_reduce", REDUCE_THREADS)?;
+        Ok(MoeKernels { module, gpu: gpu.clone(), sms, reduce_fit })
     }
 
     fn launch(&self, kernel: &str, blocks: u32, threads: u32, args: &[A]) -> Result<()> {
@@ -183,8 +186,7 @@ impl MoeKernels {
         let chunks = if vec { h_us / 8 } else { h_us };
         let slices = (8 * self.sms as usize).div_ceil(m.n_tokens.max(1)).min(chunks.div_ceil(REDUCE_THREADS as usize)).max(1);
         // Every block waits for the signal: the grid must fit on the GPU at once.
-        let fit = self.module.resident_blocks("rshmem_moe_combine_reduce", REDUCE_THREADS)?;
-        let blocks = (m.n_tokens * slices).clamp(1, fit) as u32;
+        let blocks = (m.n_tokens * slices).clamp(1, self.reduce_fit) as u32;
         self.launch(
             "rshmem_moe_combine_reduce",
             blocks,
