@@ -114,8 +114,13 @@ fn run_rma(ctx: &Ctx, case: &Case) -> Res<Vec<f64>> {
                 }
             }
             Op::GetNbi => {
+                // The raw form, whose gets stay in flight until quiet over a remote
+                // transport (`get_nbi` into a borrowed slice completes before it returns).
+                let (dst, len) = (local.as_mut_ptr(), local.len());
                 for _ in 0..k {
-                    ctx.get_nbi(&mut local, &sym, 0, partner).map_err(&e)?;
+                    // SAFETY: `local` outlives the quiet below and nothing reads or writes
+                    // it until then (every get of the block writes the same bytes).
+                    unsafe { ctx.getmem_nbi_raw(dst, len, sym.addr(), partner) }.map_err(&e)?;
                 }
                 ctx.quiet().map_err(&e)?;
             }

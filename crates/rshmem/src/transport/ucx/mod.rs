@@ -71,6 +71,23 @@ pub(crate) struct Worker {
     gate: std::sync::Mutex<()>,
 }
 
+/// What [`Worker::idle`] keeps of one polling wait: when it last saw an event.
+pub(crate) struct Pace {
+    rounds: u32,
+    event: bool,
+    last_event: Instant,
+}
+
+impl Pace {
+    /// Rounds of progress between two looks at the clock.
+    const ROUNDS: u32 = 16;
+
+    /// A wait that starts now.
+    pub(crate) fn new() -> Pace {
+        Pace { rounds: 0, event: false, last_event: Instant::now() }
+    }
+}
+
 /// Decrements the waiting count when a wait ends (also by a panic).
 pub(crate) struct AppWaitEnd<'a>(pub(crate) &'a AtomicUsize);
 
@@ -136,15 +153,25 @@ impl Worker {
     }
 
     /// For a thread waiting on the worker: `found` events were just progressed; once
-    /// none came for `poll_window` since `last_event`, sleeps on the event descriptor
-    /// (100 us ceiling, so that completions UCX reports without an event are still seen
-    /// soon) instead of taking a core from the peer that must answer.
-    pub(crate) fn idle(&self, found: u32, last_event: &mut Instant) {
-        if found > 0 {
-            *last_event = Instant::now();
-        } else if last_event.elapsed() >= self.poll_window {
+    /// none came for `poll_window`, sleeps on the event descriptor (100 us ceiling, so
+    /// that completions UCX reports without an event are still seen soon) instead of
+    /// taking a core from the peer that must answer. Looks at the clock only every
+    /// [`Pace::ROUNDS`] rounds (a round of progress over tcp is a few hundred
+    /// nanoseconds, and reading the clock on every one cost a twentieth of a fetch_add
+    /// loop); returns true on those rounds, when the caller's [`WaitWatch`] is due a tick.
+    pub(crate) fn idle(&self, found: u32, pace: &mut Pace) -> bool {
+        pace.rounds = pace.rounds.wrapping_add(1);
+        pace.event |= found > 0;
+        if !pace.rounds.is_multiple_of(Pace::ROUNDS) {
+            return false;
+        }
+        let now = Instant::now();
+        if std::mem::take(&mut pace.event) {
+            pace.last_event = now;
+        } else if now.duration_since(pace.last_event) >= self.poll_window {
             self.sleep_on_events(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 100_000 });
         }
+        true
     }
 
     /// The progress thread's loop: drain events (and whatever `extra` finds to do after
@@ -187,7 +214,7 @@ impl Worker {
             Started::Request(req) => {
                 self.app_waiting.fetch_add(1, Ordering::Relaxed);
                 let _done = AppWaitEnd(&self.app_waiting);
-                let mut last_event = Instant::now();
+                let mut pace = Pace::new();
                 let mut watch = WaitWatch::new(&self.watcher);
                 let describe = || format!("UCX {} on PE {}", what(), self.my_pe);
                 loop {
@@ -202,7 +229,9 @@ impl Worker {
                         return Ok(());
                     }
                     let found = self.progress();
-                    self.idle(found, &mut last_event);
+                    if !self.idle(found, &mut pace) {
+                        continue;
+                    }
                     if let Err(end) = watch.tick(&describe) {
                         // The request stays with UCX, which may still complete it: it
                         // is not freed here (a leak of one request on a failing job).
@@ -285,9 +314,18 @@ pub struct UcxTransport {
     /// endpoints with puts beyond it (a flush is a round trip to the peer; gets and
     /// atomics are complete when they return and need none).
     flushed: Vec<AtomicU64>,
-    /// Gets still in flight (`get_nbi`), with the PE each reads from: `quiet` waits for
-    /// them (requests are raw pointers, kept as addresses).
-    in_flight: std::sync::Mutex<Vec<(usize, usize)>>,
+    /// Requests still in flight (`get_nbi`, posted atomic sets): `quiet` waits for them.
+    in_flight: std::sync::Mutex<Vec<InFlight>>,
+}
+
+/// A request left in flight until the next `quiet`.
+struct InFlight {
+    /// The PE it goes to.
+    pe: usize,
+    /// The UCX request (a raw pointer, kept as an address).
+    req: usize,
+    /// The operand and reply of a posted swap, owned here until the request completes.
+    _words: Option<Box<[[u8; 8]; 2]>>,
 }
 
 // SAFETY: endpoints and rkeys are used through the thread-safe worker (multi mode);
@@ -540,6 +578,39 @@ impl UcxTransport {
         Ok(())
     }
 
+    /// An atomic set of a 4- or 8-byte word that does not wait for the target: a swap
+    /// whose reply lands in a buffer of the transport's, left in flight until `quiet`
+    /// (UCX has no non-fetching swap, and waiting for the reply made every set a round
+    /// trip: a stream of sets ran at the rate of fetch_add, not of add).
+    fn swap_post(&self, pe: usize, offset: usize, width: usize, operand: u64) -> Result<()> {
+        // The operand and the reply, both kept until the request completes.
+        let mut words = Box::new([operand.to_le_bytes(), [0u8; 8]]);
+        let mut param = ffi::ucp_request_param_t::empty();
+        param.op_attr_mask = ffi::UCP_OP_ATTR_FIELD_DATATYPE | ffi::UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.datatype = ffi::dt_contig(width);
+        param.reply_buffer = words[1].as_mut_ptr().cast();
+        let value = words[0].as_ptr();
+        self.pieces(pe, offset, width, |ep, raddr, rkey, _, _| {
+            // SAFETY: the boxed operand and reply stay alive, at the same address, until
+            // the request completes: kept with it in `in_flight`, or dropped here only
+            // when it completed at once. ep and rkey are live.
+            let started = self
+                .w
+                .gated(|| unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, ffi::UCP_ATOMIC_OP_SWAP, value.cast(), 1, raddr, rkey, &param) });
+            match classify(started) {
+                Started::Done => Ok(()),
+                Started::Failed(st) => {
+                    Err(self.w.failure(st, || format!("{width}-byte atomic set posted to PE {pe} at offset {offset:#x}")))
+                }
+                Started::Request(req) => {
+                    let r = InFlight { pe, req: req as usize, _words: Some(std::mem::take(&mut words)) };
+                    self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+                    Ok(())
+                }
+            }
+        })
+    }
+
     /// An atomic on a 1- or 2-byte word: compare-and-swap on the aligned 4-byte word
     /// that holds it until no other update came between.
     fn narrow_amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
@@ -651,7 +722,7 @@ impl Transport for UcxTransport {
                 Started::Done => Ok(()),
                 Started::Failed(st) => Err(self.w.failure(st, || format!("get of {n} bytes from PE {pe} at offset {:#x}", offset + start))),
                 Started::Request(req) => {
-                    self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).push((pe, req as usize));
+                    self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).push(InFlight { pe, req: req as usize, _words: None });
                     Ok(())
                 }
             }
@@ -683,6 +754,7 @@ impl Transport for UcxTransport {
             (4 | 8, AmoOp::FetchAdd | AmoOp::FetchAnd | AmoOp::FetchOr | AmoOp::FetchXor) => {
                 self.atomic_post(pe, offset, width, ucx_op(op), operand)
             }
+            (4 | 8, AmoOp::Set) => self.swap_post(pe, offset, width, operand),
             _ => self.amo(pe, offset, width, op, operand, 0).map(drop),
         }
     }
@@ -714,15 +786,15 @@ impl Transport for UcxTransport {
             }
         }
         let mut outcome = Ok(());
-        // Gets left in flight (to the PEs this quiet covers) complete here too.
-        let gets: Vec<(usize, usize)> = {
+        // Gets and sets left in flight (to the PEs this quiet covers) complete here too.
+        let left: Vec<InFlight> = {
             let mut all = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-            let (mine, rest) = all.drain(..).partition(|&(p, _)| pe.is_none_or(|q| q == p));
+            let (mine, rest) = all.drain(..).partition(|r| pe.is_none_or(|q| q == r.pe));
             *all = rest;
             mine
         };
-        for (from, req) in gets {
-            if let Err(e) = self.w.wait(req as *mut c_void, || format!("get from PE {from} (non-blocking)")) {
+        for r in left {
+            if let Err(e) = self.w.wait(r.req as *mut c_void, || format!("non-blocking get or atomic set to PE {}", r.pe)) {
                 outcome = outcome.and(Err(e));
             }
         }

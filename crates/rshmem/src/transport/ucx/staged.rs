@@ -413,7 +413,7 @@ impl Shared {
     fn wait_until<T>(&self, mut f: impl FnMut() -> Option<T>) -> Result<T> {
         self.w.app_waiting.fetch_add(1, Ordering::Relaxed);
         let _end = AppWaitEnd(&self.w.app_waiting);
-        let mut last_event = std::time::Instant::now();
+        let mut pace = super::Pace::new();
         let mut watch = WaitWatch::new(&self.w.watcher);
         let describe = || format!("a reply of the staged UCX protocol on PE {}", self.w.my_pe);
         loop {
@@ -422,7 +422,9 @@ impl Shared {
                 return Ok(v);
             }
             let found = self.w.progress() + self.service();
-            self.w.idle(found, &mut last_event);
+            if !self.w.idle(found, &mut pace) {
+                continue;
+            }
             if let Err(end) = watch.tick(&describe) {
                 return Err(Error::Transport { call: "ucx-am", detail: watch.end_message(&end, &describe()), pe: self.my_pe() });
             }
