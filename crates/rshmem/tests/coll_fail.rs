@@ -29,7 +29,10 @@ fn differing_arguments_name_the_pe() {
 /// Asserts the outcome of `pe_coll_fail cheap` (tests/pe/coll_fail.rs): every PE's errors
 /// name the call and the PEs, and the argument with both values where both PEs failed.
 fn assert_cheap(job: &Job, what: &str) {
-    job.assert_all(4, &names(&[&["cheap"], &["1", "2", "3", "4", "world_still_works", "broadcast_still_works", "fcollect_still_works"]]));
+    job.assert_all(
+        4,
+        &names(&[&["cheap"], &["1", "2", "3", "4", "5", "world_still_works", "broadcast_still_works", "fcollect_still_works"]]),
+    );
     let detail = |pe: usize, case: usize| job.check(pe, &format!("cheap.{case}")).detail;
     let expect = |pe: usize, case: usize, message: &str| {
         let d = detail(pe, case);
@@ -39,6 +42,7 @@ fn assert_cheap(job: &Job, what: &str) {
     expect(0, 1, "reduce: argument `nreduce` differs between PEs: PE 1 passed 8, PE 0 passed 7");
     expect(2, 2, "broadcast: argument `PE_root` differs between PEs: PE 0 passed 1, PE 2 passed 0");
     expect(3, 4, "fcollectmem: argument `nbytes` differs between PEs: PE 2 passed 16, PE 3 passed 8");
+    expect(0, 5, "alltoall: argument `element bytes (alltoall: block bytes)` differs between PEs: PE 3 passed 16, PE 0 passed 8");
     let d = detail(1, 1);
     assert!(d.starts_with("reduce: argument `nreduce` differs between PEs: PE ") && d.contains("PE 1 passed 8"), "{what}: {d}");
     // PE 2, alone with root 1, names a PE it waited for and itself: with both values when

@@ -5,8 +5,10 @@
 //! `source[(j * nelems + m) * sst]` and lands in `dest[(i * nelems + m) * dst]` on `j`
 //! (strides count elements; 1 is contiguous). alltoall is the contiguous case.
 //!
-//! One algorithm (direct): every member waits until all have entered, writes each block
-//! straight into its receiver's dest, then adds one to the receiver's ARRIVE counter;
+//! One algorithm (direct): every member waits until all have entered (over the network,
+//! teams of up to 16 say so into each other's inboxes instead of being polled), writes
+//! each block straight into its receiver's dest, then adds one to the receiver's ARRIVE
+//! counter (a posted add);
 //! it returns once its own `n - 1` blocks have arrived. Each member starts with its right
 //! neighbour and goes around, so writers spread over the receivers. `dest` and `source`
 //! must not overlap.
@@ -15,6 +17,7 @@ use super::session::{Kind, Session};
 use super::{bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::heap::layout::inbox_part;
 use crate::runtime::teams::Team;
 use crate::sym::Sym;
 use crate::types::SymType;
@@ -123,9 +126,21 @@ fn run(s: &mut Session<'_>, dest: usize, src: usize, elem: usize, dst: usize, ss
         Ok(())
     };
     if n > 1 {
-        s.publish(1)?;
+        // Every member must have entered (finished with its dest of the last call)
+        // before this PE writes into it. Over the network members say so into each
+        // other's inboxes (one trip); mapped members read each other's PROGRESS word.
+        let pushed = !s.mapped() && inbox_part(n) > 0;
+        if pushed {
+            s.announce_entry()?;
+        } else {
+            s.publish(1)?;
+        }
         for i in (0..n).filter(|&i| i != me) {
-            s.wait_progress(i, 1)?;
+            if pushed {
+                s.wait_entry(i)?;
+            } else {
+                s.wait_progress(i, 1)?;
+            }
         }
     }
     send(s, me)?;

@@ -617,10 +617,12 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence).
+    /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence). The add
+    /// is posted, as a non-fetching atomic: over the network it costs no round trip (the
+    /// fence before it keeps it behind the push, and the member waits for the count).
     pub(crate) fn arrive(&self, i: usize) -> Result<()> {
         let pe = self.pe(i);
-        self.rt.to(pe).amo(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1, 0).map(|_| ())
+        self.rt.to(pe).amo_post(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1)
     }
 
     /// Waits for `k` more pushes into this PE.
@@ -756,7 +758,41 @@ impl<'a> Session<'a> {
         self.copy(i, part + 8, self.me(), src_off, len)?;
         self.fence(i)?;
         let pe = self.pe(i);
-        self.rt.to(pe).store_word(pe, part, 8, tag(self.seq, self.word_code(), 1))
+        let (t, w) = (self.rt.to(pe), tag(self.seq, self.word_code(), 1));
+        if t.caps().mapped {
+            t.store_word(pe, part, 8, w)
+        } else {
+            // Over the network a stored word waits for its reply; a posted set does not.
+            t.amo_post(pe, part, 8, AmoOp::Set, w)
+        }
+    }
+
+    /// Tells every other member that this PE has entered this collective: publishes
+    /// step 1 and posts a tag without data into this PE's part of each member's inbox.
+    /// For teams whose members are reached over the network, where a member that polls
+    /// this PE's PROGRESS word pays a round trip per read: the tag reaches it in one
+    /// trip, into its own memory. Members wait with [`Session::wait_entry`]. Needs a part
+    /// per member ([`Session::inbox_part_of`]: teams of up to 16).
+    pub(crate) fn announce_entry(&self) -> Result<()> {
+        self.publish(1)?;
+        let (me, n) = (self.me(), self.n());
+        let (at, _) = self.inbox_part_of(me);
+        for d in 1..n {
+            let j = (me + d) % n;
+            self.claim_inbox(j)?;
+            self.post_inbox(j, at, 0, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until member `i` has announced its entry into this collective
+    /// ([`Session::announce_entry`]), checking its code; it has then finished every
+    /// earlier collective.
+    pub(crate) fn wait_entry(&self, i: usize) -> Result<()> {
+        let (at, _) = self.inbox_part_of(i);
+        self.wait_inbox(i, at)?;
+        self.saw_entered(i);
+        Ok(())
     }
 
     /// Posts `len` bytes of this PE's heap at `src_off` into this PE's part of every

@@ -1,4 +1,4 @@
-//! The allocation the last range check of a heap found, so that a stream of
+//! The allocations the last range checks of a heap found, so that a stream of
 //! address-form calls on one buffer (the C ABI's whole traffic) is checked with a few
 //! plain loads: no thread-local lookup (a `__tls_get_addr` call in a shared library)
 //! and no search of the allocation table.
@@ -56,9 +56,51 @@ impl LastHit {
     }
 }
 
+/// The last two allocations range checks found, so that calls that alternate two
+/// buffers (a collective's source and dest, a put's dest and its signal word, the C
+/// ABI's symmetric source and dest) hit as a stream on one buffer does. A miss replaces
+/// the entry that was filled longer ago.
+#[derive(Debug, Default)]
+pub(super) struct LastHits {
+    hits: [LastHit; 2],
+    /// Misses so far: the next one fills entry `misses % 2`.
+    misses: AtomicUsize,
+}
+
+impl LastHits {
+    /// Whether one of the remembered allocations belongs to table `version` and holds
+    /// the `len` bytes at user offset `off`.
+    #[inline]
+    pub(super) fn covers(&self, version: u64, off: usize, len: usize) -> bool {
+        self.hits.iter().any(|h| h.covers(version, off, len))
+    }
+
+    /// Remembers allocation `[start, start + len)` of table `version` in place of the
+    /// older entry.
+    #[inline]
+    pub(super) fn remember(&self, version: u64, start: usize, len: usize) {
+        let i = self.misses.fetch_add(1, Ordering::Relaxed) % 2;
+        self.hits[i].remember(version, start, len);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::LastHit;
+    use super::{LastHit, LastHits};
+
+    #[test]
+    fn two_alternating_allocations_both_stay_remembered() {
+        let h = LastHits::default();
+        h.remember(3, 0, 64);
+        h.remember(3, 4096, 128);
+        assert!(h.covers(3, 8, 8) && h.covers(3, 4096 + 120, 8), "both allocations are remembered");
+        assert!(!h.covers(3, 64, 8), "nothing between them");
+        h.remember(3, 8192, 64);
+        assert!(!h.covers(3, 8, 8), "a third allocation replaces the one filled first");
+        assert!(h.covers(3, 4096, 8) && h.covers(3, 8192, 8));
+        assert!(!h.covers(4, 4096, 8), "a newer table");
+    }
+
     use std::sync::Arc;
 
     #[test]

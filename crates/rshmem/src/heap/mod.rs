@@ -20,7 +20,7 @@ use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use allocator::FirstFit;
 use arc_swap::ArcSwap;
-use last_hit::LastHit;
+use last_hit::LastHits;
 use layout::SysLayout;
 use mapping::Reservation;
 use std::cell::RefCell;
@@ -137,8 +137,8 @@ pub struct SymmetricHeap {
     hook: Mutex<Option<Arc<dyn SegmentHook>>>,
     /// Whether each PE's heap is mapped here (peers of this host; see `ctx::Hosts`).
     mapped: Vec<bool>,
-    /// The allocation the last range check found (see [`last_hit`]).
-    last_hit: LastHit,
+    /// The allocations the last range checks found (see [`last_hit`]).
+    last_hit: LastHits,
 }
 
 struct HeapState {
@@ -198,7 +198,7 @@ impl SymmetricHeap {
             version: AtomicU64::new(0),
             hook: Mutex::new(None),
             mapped,
-            last_hit: LastHit::default(),
+            last_hit: LastHits::default(),
         };
         heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
         let first = Segment { offset: sys.size, len: initial_user };

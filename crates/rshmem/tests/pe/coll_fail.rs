@@ -152,7 +152,17 @@ fn cheap(ctx: &Ctx, ck: &mut Check) -> Result<()> {
         ctx.fcollectmem(w, c.addr(), a.addr(), nbytes),
         &["fcollectmem: argument `nbytes` differs between PEs", "PE 2 passed 16", "passed 8"],
     );
+    // 5: alltoall's nelems differs on PE 3. Every PE waits for every other to enter
+    // (over UCX through the inboxes), so every PE finds it and names the argument.
+    let nelems = if me == 3 { 2 } else { 1 };
+    expect_err(
+        ck,
+        "cheap.5",
+        ctx.alltoall(w, &c, &b, nelems),
+        &["alltoall: argument `element bytes (alltoall: block bytes)` differs between PEs", "PE 3 passed 16", "passed 8"],
+    );
     // After all that, the world still works, and agrees on every argument again.
+    ctx.alltoall(w, &c, &b, 2)?;
     a.fill(me as i64 + 1)?;
     ctx.reduce(w, &b, &a, 4, ReduceOp::Sum)?;
     let want = (n * (n + 1) / 2) as i64;
