@@ -139,6 +139,16 @@ impl Oshmem {
     }
 }
 
+/// Open MPI's byte transports for a run whose rshmem side has `RSHMEM_TRANSPORT` set to
+/// `transport`: when rshmem's PEs reach each other over the network (`ucx`), Open MPI's
+/// collectives, which run over its MPI layer, go over TCP too (`--mca btl tcp,self`),
+/// so that both sides' collectives cross the same link. (Its puts, gets and atomics go
+/// through UCX either way, and `UCX_TLS` reaches both sides.) Otherwise Open MPI keeps
+/// its shared-memory transport.
+pub fn network_btl(transport: Option<&str>) -> Option<&'static str> {
+    (transport == Some("ucx")).then_some("tcp,self")
+}
+
 impl Backend for Oshmem {
     fn label(&self) -> &str {
         match self.flavor {
@@ -195,7 +205,11 @@ impl Backend for Oshmem {
         }
         let heap = format!("{}M", job.heap_bytes.div_ceil(1 << 20));
         // `--mca osc ^rdma`: without it Open MPI 4.1's OpenSHMEM crashes in shmem_finalize.
-        cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma", "-np"]).arg(job.n_pes.to_string());
+        cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma"]);
+        if let Some(btl) = network_btl(std::env::var("RSHMEM_TRANSPORT").ok().as_deref()) {
+            cmd.args(["--mca", "btl", btl]);
+        }
+        cmd.arg("-np").arg(job.n_pes.to_string());
         // Open MPI 4.1 reads the heap size from SMA_SYMMETRIC_SIZE (it ignores the
         // specification's SHMEM_SYMMETRIC_SIZE, which later versions read): set both.
         for var in ["SMA_SYMMETRIC_SIZE", "SHMEM_SYMMETRIC_SIZE"] {
@@ -209,6 +223,13 @@ impl Backend for Oshmem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collectives_cross_the_network_when_rshmem_does() {
+        assert_eq!(network_btl(Some("ucx")), Some("tcp,self"));
+        assert_eq!(network_btl(Some("local")), None);
+        assert_eq!(network_btl(None), None);
+    }
 
     #[test]
     fn skips_build_folders() {

@@ -5,7 +5,7 @@
 //! launcher; `pe`, it is one PE running the plan.
 
 use clap::Parser;
-use rshmem_perf::anchor::Oshmem;
+use rshmem_perf::anchor::{self, Oshmem};
 use rshmem_perf::backend::{
     self, Backend, JobOutput, JobSpec, RshmemPes, NPES_VAR, PER_PROCESS_VAR, PLAN_VAR, ROLE_VAR, SUITE_VAR, TIMEOUT_VAR,
 };
@@ -349,6 +349,13 @@ fn run_suite(cli: &Cli) -> Result<ExitCode, String> {
         notes.push("no case to run".to_string());
     }
     let anchors = prepare_anchors(if cases.is_empty() { Vec::new() } else { wanted }, &out, &mut notes)?;
+    if anchors.iter().any(|a| a.label() == "oshmem") {
+        if let Some(btl) = anchor::network_btl(std::env::var("RSHMEM_TRANSPORT").ok().as_deref()) {
+            notes.push(format!(
+                "oshmem runs with --mca btl {btl}: under RSHMEM_TRANSPORT=ucx its collectives (over its MPI layer) cross TCP too, like rshmem's"
+            ));
+        }
+    }
     let mut ours_backend = RshmemPes::this_binary(suite)?.with_pes_per_process(cli.pes_per_process);
     if let Some(p) = &cli.gpu_coll_proto {
         ours_backend = ours_backend.with_env(COLL_PROTO_VAR, p);

@@ -73,7 +73,7 @@ pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Re
     let group = &hosts.groups[hosts.group_of[t.my_index]];
     let leader = t.world_pe(group[0]);
     if me != leader {
-        rt.to(leader).amo(leader, fan_in, 8, AmoOp::FetchAdd, 1, 0)?;
+        rt.to(leader).signal_post(leader, fan_in, 8, AmoOp::FetchAdd, 1)?;
         st.targets[MAX_ROUNDS - 1] += 1;
         return wait_count(rt, fan_out, st.targets[MAX_ROUNDS - 1], call, || {
             missing().unwrap_or_else(|| format!("its host's leader PE {leader} (hierarchical barrier)"))
@@ -88,7 +88,7 @@ pub(crate) fn team_barrier(rt: &Runtime, t: &TeamInfo, call: &'static str) -> Re
     dissemination(rt, &leaders, mine, st.radix, slot + 8, &mut st.targets[1..MAX_ROUNDS - 1], call, &missing)?;
     for &i in &group[1..] {
         let pe = t.world_pe(i);
-        rt.to(pe).amo(pe, fan_out, 8, AmoOp::FetchAdd, 1, 0)?;
+        rt.to(pe).signal_post(pe, fan_out, 8, AmoOp::FetchAdd, 1)?;
     }
     Ok(())
 }
@@ -154,7 +154,7 @@ fn dissemination(
                 _ => break,
             };
             let partner = members[(my + d) % n];
-            rt.to(partner).amo(partner, flag, 8, AmoOp::FetchAdd, 1, 0)?;
+            rt.to(partner).signal_post(partner, flag, 8, AmoOp::FetchAdd, 1)?;
             sent += 1;
         }
         targets[round] += sent;

@@ -618,11 +618,12 @@ impl<'a> Session<'a> {
     }
 
     /// Adds one to member `i`'s ARRIVE counter (after a push to it and a fence). The add
-    /// is posted, as a non-fetching atomic: over the network it costs no round trip (the
-    /// fence before it keeps it behind the push, and the member waits for the count).
+    /// is posted ([`Transport::signal_post`](crate::transport::Transport::signal_post)):
+    /// over the network it costs no round trip (the fence before it keeps it behind the
+    /// push, and the member waits for the count).
     pub(crate) fn arrive(&self, i: usize) -> Result<()> {
         let pe = self.pe(i);
-        self.rt.to(pe).amo_post(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1)
+        self.rt.to(pe).signal_post(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1)
     }
 
     /// Waits for `k` more pushes into this PE.
@@ -755,15 +756,18 @@ impl<'a> Session<'a> {
     pub(crate) fn post_inbox(&self, i: usize, at: usize, src_off: usize, len: usize) -> Result<()> {
         let part = self.inbox_slot() + at;
         debug_assert!(at + len + 8 <= INBOX_SLOT);
-        self.copy(i, part + 8, self.me(), src_off, len)?;
-        self.fence(i)?;
         let pe = self.pe(i);
         let (t, w) = (self.rt.to(pe), tag(self.seq, self.word_code(), 1));
         if t.caps().mapped {
+            self.copy(i, part + 8, self.me(), src_off, len)?;
+            self.fence(i)?;
             t.store_word(pe, part, 8, w)
         } else {
-            // Over the network a stored word waits for its reply; a posted set does not.
-            t.amo_post(pe, part, 8, AmoOp::Set, w)
+            // Over the network, data and tag as one signalled put (one message where
+            // the transport can), not a put and an atomic that waits for its reply.
+            let mut data = vec![0u8; len];
+            self.get(self.me(), src_off, &mut data)?;
+            t.signal_put(pe, part + 8, &data, part, AmoOp::Set, w)
         }
     }
 

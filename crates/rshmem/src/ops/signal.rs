@@ -57,7 +57,8 @@ impl Ctx {
     }
 
     /// The engine of put_signal: checks both ranges before anything moves, then data,
-    /// fence, signal.
+    /// fence, signal. The signal is posted like a non-fetching atomic (complete at
+    /// `quiet`, as the data is): over the network the call costs no round trip.
     fn put_signal_bytes(
         &self,
         call: &'static str,
@@ -82,7 +83,7 @@ impl Ctx {
         let t = self.to(pe);
         t.put(pe, off, src)
             .and_then(|_| t.fence())
-            .and_then(|_| t.amo(pe, sig_off, SIG, op.amo(), signal, 0))
+            .and_then(|_| t.amo_post(pe, sig_off, SIG, op.amo(), signal))
             .map_err(|e| e.during(call))?;
         Ok(())
     }
@@ -158,7 +159,7 @@ impl Ctx {
         const CALL: &str = "signal_op";
         self.check_store(CALL)?;
         let (pe, off) = self.signal_word(CALL, sig_addr, pe)?;
-        self.to(pe).amo(pe, off, SIG, op.amo(), signal, 0).map_err(|e| e.during(CALL))?;
+        self.to(pe).amo_post(pe, off, SIG, op.amo(), signal).map_err(|e| e.during(CALL))?;
         Ok(())
     }
 

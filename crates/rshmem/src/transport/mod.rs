@@ -122,6 +122,26 @@ pub trait Transport: Send + Sync + Debug {
     fn amo_post(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64) -> Result<()> {
         self.amo(pe, offset, width, op, operand, 0).map(drop)
     }
+    /// A non-fetching atomic on one of the library's own synchronization words (barrier
+    /// and arrival counters): like [`Transport::amo_post`], ordered by `fence`, but no
+    /// later `quiet` waits for it, since nobody but the PE that waits for the count on
+    /// the target needs it to land (a barrier_all's quiet would otherwise flush the
+    /// previous barrier's signals, a round trip over the network). The default is
+    /// [`Transport::amo_post`].
+    fn signal_post(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64) -> Result<()> {
+        self.amo_post(pe, offset, width, op, operand)
+    }
+    /// Writes `data` at `offset` of `pe`'s heap, then updates the 8-byte word at
+    /// `sig_offset` with `op` (`Set` or `FetchAdd`) and `value`: whoever sees the word
+    /// updated sees the data. For the library's own messages (a collective's inbox
+    /// posts), like [`Transport::signal_post`]: no later `quiet` waits for it, and `fence`
+    /// does not order it with this PE's other operations. A network transport may send
+    /// both as one message. The default puts, fences and posts the signal.
+    fn signal_put(&self, pe: usize, offset: usize, data: &[u8], sig_offset: usize, op: AmoOp, value: u64) -> Result<()> {
+        self.put(pe, offset, data)?;
+        self.fence()?;
+        self.signal_post(pe, sig_offset, 8, op, value)
+    }
     /// Orders earlier puts and atomics to each PE before later ones to the same PE.
     fn fence(&self) -> Result<()>;
     /// Completes every earlier operation (to `pe`, or to all PEs when `None`).

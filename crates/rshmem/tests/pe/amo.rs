@@ -527,6 +527,10 @@ impl Stack {
         let mut h = ctx.atomic_fetch(&self.head, 0, 0)?;
         loop {
             ctx.atomic_set(&self.next, i, h & LOW, home)?;
+            // A set is a non-fetching atomic: it may land after the call returns (over
+            // the network it does), and only quiet orders it before the compare-swap
+            // on another PE that publishes the node (a popper reads `next` after it).
+            ctx.quiet()?;
             let new = (h >> 32).wrapping_add(1) << 32 | (id as u64 + 1);
             let got = ctx.atomic_compare_swap(&self.head, 0, h, new, 0)?;
             if got == h {

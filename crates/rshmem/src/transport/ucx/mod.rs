@@ -27,6 +27,7 @@
 //! sleep slice ends, which this transport shortens to 1 ms ([`notify::set_sleep_slice`]).
 
 pub mod ffi;
+mod signal;
 pub mod staged;
 
 use super::notify;
@@ -316,6 +317,9 @@ pub struct UcxTransport {
     flushed: Vec<AtomicU64>,
     /// Requests still in flight (`get_nbi`, posted atomic sets): `quiet` waits for them.
     in_flight: std::sync::Mutex<Vec<InFlight>>,
+    /// Where peers' signalled puts land ([`Transport::signal_put`]); boxed, since the
+    /// worker's message handler holds its address.
+    sink: Box<signal::Sink>,
 }
 
 /// A request left in flight until the next `quiet`.
@@ -351,8 +355,9 @@ impl UcxTransport {
     /// heap base; `waits` says how waits behave. Registers no memory yet: see
     /// [`SegmentHook`].
     pub fn new(boot: &mut dyn Bootstrap, my_base: usize, serve: &[bool], waits: Waits) -> Result<UcxTransport> {
-        let features = ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO32 | ffi::UCP_FEATURE_AMO64;
-        let (w, eps, peer_bases) = connect(boot, my_base, serve, waits, features, |_| Ok(()))?;
+        let features = ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO32 | ffi::UCP_FEATURE_AMO64 | ffi::UCP_FEATURE_AM;
+        let sink = Box::new(signal::Sink::new(my_base));
+        let (w, eps, peer_bases) = connect(boot, my_base, serve, waits, features, |w| sink.register(w))?;
         let n_pes = eps.len();
         let my_pe = w.my_pe;
         let w = Arc::new(w);
@@ -367,6 +372,7 @@ impl UcxTransport {
             puts: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
             flushed: (0..n_pes).map(|_| AtomicU64::new(0)).collect(),
             in_flight: std::sync::Mutex::new(Vec::new()),
+            sink,
         };
         let handle = std::thread::Builder::new()
             .name(format!("rshmem-ucx-progress-pe{my_pe}"))
@@ -562,6 +568,14 @@ impl UcxTransport {
     /// A non-fetching atomic on a 4- or 8-byte word: no reply buffer, so UCX completes
     /// it locally (the target applies it later; a flush, that is `quiet`, waits for it).
     fn atomic_post(&self, pe: usize, offset: usize, width: usize, op: ffi::ucp_atomic_op_t, operand: u64) -> Result<()> {
+        self.atomic_post_uncounted(pe, offset, width, op, operand)?;
+        // Counted like a put: the next quiet flushes the endpoint.
+        self.puts[pe].fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
+    /// [`UcxTransport::atomic_post`] that no quiet waits for ([`Transport::signal_post`]).
+    fn atomic_post_uncounted(&self, pe: usize, offset: usize, width: usize, op: ffi::ucp_atomic_op_t, operand: u64) -> Result<()> {
         debug_assert!((width == 4 || width == 8) && op != ffi::UCP_ATOMIC_OP_CSWAP && op != ffi::UCP_ATOMIC_OP_SWAP);
         let value = operand.to_le_bytes();
         let mut param = ffi::ucp_request_param_t::empty();
@@ -572,10 +586,7 @@ impl UcxTransport {
             // local completion below; ep and rkey are live.
             let started = self.w.gated(|| unsafe { (self.w.ucp.ucp_atomic_op_nbx)(ep, op, value.as_ptr().cast(), 1, raddr, rkey, &param) });
             self.w.wait(started, || format!("{width}-byte atomic {op} posted to PE {pe} at offset {offset:#x}"))
-        })?;
-        // Counted like a put: the next quiet flushes the endpoint.
-        self.puts[pe].fetch_add(1, Ordering::Release);
-        Ok(())
+        })
     }
 
     /// An atomic set of a 4- or 8-byte word that does not wait for the target: a swap
@@ -759,6 +770,33 @@ impl Transport for UcxTransport {
         }
     }
 
+    fn signal_post(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64) -> Result<()> {
+        match (width, op) {
+            (8, AmoOp::Set | AmoOp::FetchAdd) => self.signal_put(pe, 0, &[], offset, op, operand),
+            (4 | 8, AmoOp::FetchAdd | AmoOp::FetchAnd | AmoOp::FetchOr | AmoOp::FetchXor) => {
+                self.atomic_post_uncounted(pe, offset, width, ucx_op(op), operand)
+            }
+            (4, AmoOp::Set) => self.swap_post(pe, offset, width, operand),
+            _ => self.amo(pe, offset, width, op, operand, 0).map(drop),
+        }
+    }
+
+    fn signal_put(&self, pe: usize, offset: usize, data: &[u8], sig_offset: usize, op: AmoOp, value: u64) -> Result<()> {
+        match signal::op_code(op) {
+            Some(code) if data.len() <= signal::MAX_DATA => {
+                if self.closed.load(Ordering::Relaxed) {
+                    return Err(Error::Transport { call: "ucx", detail: format!("operation to PE {pe} after finalize"), pe: self.w.my_pe });
+                }
+                signal::send(&self.w, self.eps[pe], pe, &signal::encode(offset, data, sig_offset, value, code))
+            }
+            _ => {
+                self.put(pe, offset, data)?;
+                self.fence()?;
+                self.signal_post(pe, sig_offset, 8, op, value)
+            }
+        }
+    }
+
     fn fence(&self) -> Result<()> {
         // SAFETY: live worker.
         let st = self.w.gated(|| unsafe { (self.w.ucp.ucp_worker_fence)(self.w.worker) });
@@ -870,6 +908,9 @@ impl SegmentHook for UcxTransport {
         }
         if packed.is_empty() {
             packed.push(0);
+        } else {
+            // Before the exchange: a peer may send into it as soon as it has the key.
+            self.sink.add_segment(offset, len);
         }
         let all = boot.allgather(&packed)?;
         mapped?;
