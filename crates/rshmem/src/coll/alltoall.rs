@@ -17,7 +17,6 @@ use super::session::{Kind, Session};
 use super::{bytes_of, overlap, overlap_error, sym_range, Overlap};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::heap::layout::inbox_part;
 use crate::runtime::teams::Team;
 use crate::sym::Sym;
 use crate::types::SymType;
@@ -127,28 +126,19 @@ fn run(s: &mut Session<'_>, dest: usize, src: usize, elem: usize, dst: usize, ss
     };
     if n > 1 {
         // Every member must have entered (finished with its dest of the last call)
-        // before this PE writes into it. Over the network members say so into each
-        // other's inboxes (one trip); mapped members read each other's PROGRESS word.
-        let pushed = !s.mapped() && inbox_part(n) > 0;
-        if pushed {
-            s.announce_entry()?;
-        } else {
-            s.publish(1)?;
-        }
-        for i in (0..n).filter(|&i| i != me) {
-            if pushed {
-                s.wait_entry(i)?;
-            } else {
-                s.wait_progress(i, 1)?;
-            }
-        }
+        // before this PE writes into it.
+        s.enter_all()?;
     }
     send(s, me)?;
     for d in 1..n {
         let j = (me + d) % n;
-        send(s, j)?;
-        s.fence(j)?;
-        s.arrive(j)?;
+        if dst == 1 && sst == 1 {
+            s.push_arrive(j, dest + me * nelems * elem, src + j * nelems * elem, nelems * elem)?;
+        } else {
+            send(s, j)?;
+            s.fence(j)?;
+            s.arrive(j)?;
+        }
     }
     if n > 1 {
         s.wait_arrivals(n as u64 - 1)?;

@@ -7,13 +7,22 @@
 //! the source may be reused. One synchronization step for the members, none or one for
 //! the root. A member's only word of the call besides its CONSUMED = DONE is its entry
 //! word (the argument code, see `session.rs`), which it writes before waiting on the root.
+//!
+//! Over the network (members not mapped; teams of up to 16, which have an inbox part
+//! each) reading the root costs round trips, so the data is pushed instead: each member
+//! tells the root it has entered (a tag in the root's inbox, one message), the root
+//! writes the data straight into each member's dest with its arrival count (one
+//! signalled put per member where it fits one), and members wait on their own memory.
 
 use super::session::Session;
 use crate::error::Result;
-use crate::heap::layout::STAGE_SET;
+use crate::heap::layout::{inbox_part, STAGE_SET};
 
 pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, root: usize) -> Result<()> {
     let me = s.me();
+    if !s.mapped() && inbox_part(s.n()) > 0 {
+        return pushed(s, dest, src, nbytes, root);
+    }
     let staged = nbytes <= STAGE_SET;
     let from = if staged {
         let set = s.own_set();
@@ -41,4 +50,19 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
     s.copy(me, dest, root, from, nbytes)?;
     // The CONSUMED = DONE this PE stores as it returns tells the root it has read.
     Ok(())
+}
+
+/// The network form (see the module documentation).
+fn pushed(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, root: usize) -> Result<()> {
+    let me = s.me();
+    if me != root {
+        s.announce_entry_to(root)?;
+        return s.wait_arrivals(1);
+    }
+    s.publish(1)?;
+    for i in (0..s.n()).filter(|&i| i != root) {
+        s.wait_entry(i)?;
+        s.push_arrive(i, dest, src, nbytes)?;
+    }
+    s.copy(me, dest, me, src, nbytes)
 }

@@ -74,9 +74,7 @@ impl Ctx {
         tracing::trace!(call, team = team.raw(), nbytes, ?algo, "fcollect");
         match algo {
             GatherAlgo::Direct => {
-                for i in (0..n).filter(|&i| i != s.me()) {
-                    s.wait_progress(i, 1)?;
-                }
+                s.enter_all()?;
                 gather_direct::run(&mut s, d, so, &offsets, &sizes)
             }
             GatherAlgo::Ring => {

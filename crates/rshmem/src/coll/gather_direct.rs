@@ -12,9 +12,7 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, offsets: &[usize
     s.copy(me, dest + offsets[me], me, src, sizes[me])?;
     for d in 1..n {
         let j = (me + d) % n;
-        s.copy(j, dest + offsets[me], me, src, sizes[me])?;
-        s.fence(j)?;
-        s.arrive(j)?;
+        s.push_arrive(j, dest + offsets[me], src, sizes[me])?;
     }
     s.wait_arrivals(n as u64 - 1)
 }

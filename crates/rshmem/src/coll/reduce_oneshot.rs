@@ -7,17 +7,28 @@
 //! straight from the members' sources, a piece at a time; a member then waits until
 //! every member has read its source (CONSUMED) before returning (and, in place, before
 //! writing its result over its source).
+//!
+//! Over the network (members not mapped, teams of up to 16) reading a member's staging
+//! costs a round trip per piece, so contributions that fit the staging set together are
+//! pushed instead: once every member has entered (announced through the inboxes, so
+//! every member's set of this call is free), each member writes its contribution into
+//! its slot of every member's staging set with its arrival count (one signalled put
+//! each), then combines all `n` slots from its own memory, in team-rank order (the same
+//! bits as the pulled form).
 
-use super::combine::combine_pieces;
+use super::combine::{combine_from, combine_pieces};
 use super::session::Session;
 use crate::error::Result;
-use crate::heap::layout::STAGE_SET;
+use crate::heap::layout::{inbox_part, STAGE_SET};
 use crate::types::{ReduceOp, ReduceType};
 
 pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
     let nbytes = count * sz;
+    if !s.mapped() && inbox_part(n) > 0 && nbytes.saturating_mul(n) <= STAGE_SET {
+        return pushed::<T>(s, dest, src, count, op);
+    }
     let members: Vec<usize> = (0..n).collect();
     if nbytes <= STAGE_SET {
         let set = s.own_set();
@@ -65,4 +76,24 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
         s.put_mine(dest, &result)?;
     }
     Ok(())
+}
+
+/// The network form (see the module documentation).
+fn pushed<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
+    let (me, n) = (s.me(), s.n());
+    let sz = std::mem::size_of::<T>();
+    let nbytes = count * sz;
+    s.enter_all()?;
+    // Every member has entered, so has finished every earlier call: the set is free on
+    // all of them (acquiring it here only records this call as its last user).
+    let stage = s.stage_set(s.own_set())?;
+    let slot = |i: usize| stage + i * nbytes;
+    s.copy(me, slot(me), me, src, nbytes)?;
+    for d in 1..n {
+        s.push_arrive((me + d) % n, slot(me), src, nbytes)?;
+    }
+    s.wait_arrivals(n as u64 - 1)?;
+    let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, slot(i))).collect();
+    let s: &Session<'_> = s;
+    combine_from::<T>(s, &sources, count, op, |at, piece| s.put_mine(dest + at * sz, piece))
 }

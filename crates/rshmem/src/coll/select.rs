@@ -19,6 +19,9 @@
 //!                (n - 1) x slot lines <= 8 KiB ........... push (the root writes every member's
 //!                                                          inbox; members wait on their own memory)
 //!                mapped and (n <= 8 or bytes <= 64 KiB) .. direct (every PE reads the root)
+//!                n <= 8 and bytes <= 1 MiB ............... direct over the network too (members
+//!                                                          announce their entry to the root,
+//!                                                          which writes every dest)
 //!                otherwise ............................... tree (binomial, 64 KiB chunks pipelined)
 //! fcollect,      hier .................................... hier (leaders gather their host, then
 //! collect                                                  each other's hosts; members copy)
@@ -27,6 +30,9 @@
 //!                                                          every member's inbox)
 //!                mapped and (n <= 8 or total <= 1 MiB) ... direct (every PE writes its block into
 //!                                                          every dest, one shot)
+//!                n <= 8 and total <= 1 MiB ............... direct over the network too (entries
+//!                                                          announced through the inboxes, each
+//!                                                          block and its arrival one message)
 //!                otherwise ............................... ring
 //! alltoall(s)    always .................................. direct
 //! reduce         hier .................................... hier (host partials, one-shot among
@@ -146,6 +152,9 @@ pub fn broadcast(f: &Forced, s: Shape) -> BroadcastAlgo {
         BroadcastAlgo::Push
     } else if s.mapped && (s.team_size <= DIRECT_TEAM_MAX || s.bytes <= DIRECT_BROADCAST_MAX) {
         BroadcastAlgo::Direct
+    } else if !s.mapped && s.team_size <= DIRECT_TEAM_MAX && s.bytes <= DIRECT_GATHER_MAX {
+        // Pushed into each member's dest over the network (see broadcast_direct).
+        BroadcastAlgo::Direct
     } else {
         BroadcastAlgo::Tree
     }
@@ -155,6 +164,10 @@ fn gather(forced: Option<GatherAlgo>, s: Shape) -> GatherAlgo {
     forced.unwrap_or(if s.hier {
         GatherAlgo::Hier
     } else if s.mapped && (s.team_size <= DIRECT_TEAM_MAX || s.bytes <= DIRECT_GATHER_MAX) {
+        GatherAlgo::Direct
+    } else if s.team_size <= DIRECT_TEAM_MAX && s.bytes <= DIRECT_GATHER_MAX {
+        // Over the network every PE still sends each of its n - 1 copies once (as in the
+        // ring, which forwards n - 1 blocks), in one step instead of n - 1.
         GatherAlgo::Direct
     } else {
         GatherAlgo::Ring
@@ -299,7 +312,9 @@ mod tests {
         assert_eq!(fcollect(&f, s(2, 2 * 504, true)), GatherAlgo::Push);
         assert_eq!(fcollect(&f, s(2, 2 * 505, true)), GatherAlgo::Direct);
         assert_eq!(fcollect(&f, s(8, 8 * 8, false)), GatherAlgo::Push, "pushed over a network too");
-        assert_eq!(fcollect(&f, s(8, 8 * 8192, false)), GatherAlgo::Ring);
+        assert_eq!(fcollect(&f, s(8, 8 * 8192, false)), GatherAlgo::Direct, "one step over a network too");
+        assert_eq!(fcollect(&f, s(8, 8 << 20, false)), GatherAlgo::Ring);
+        assert_eq!(fcollect(&f, s(9, 9 * 8192, false)), GatherAlgo::Ring);
         assert_eq!(collect(&f, s(2, 16, true)), GatherAlgo::Direct, "collect never pushes (its sizes differ per PE)");
         let push = Forced { fcollect: Some(GatherAlgo::Push), reduce: Some(ReduceAlgo::Push), ..Forced::default() };
         assert_eq!(fcollect(&push, s(4, 4 * 4096, true)), GatherAlgo::Direct);
@@ -316,7 +331,9 @@ mod tests {
         assert_eq!(broadcast(&f, s(128, 8, true)), BroadcastAlgo::Push);
         assert_eq!(broadcast(&f, s(200, 8, true)), BroadcastAlgo::Direct);
         assert_eq!(broadcast(&f, s(2, 8, false)), BroadcastAlgo::Push, "pushed over a network too");
-        assert_eq!(broadcast(&f, s(2, 4096, false)), BroadcastAlgo::Tree);
+        assert_eq!(broadcast(&f, s(2, 4096, false)), BroadcastAlgo::Direct, "pushed into every dest over a network");
+        assert_eq!(broadcast(&f, s(2, 2 << 20, false)), BroadcastAlgo::Tree);
+        assert_eq!(broadcast(&f, s(9, 4096, false)), BroadcastAlgo::Tree);
         let push = Forced { broadcast: Some(BroadcastAlgo::Push), ..Forced::default() };
         assert_eq!(broadcast(&push, s(200, 8, false)), BroadcastAlgo::Push);
         assert_eq!(broadcast(&push, s(2, 1017, true)), BroadcastAlgo::Direct, "forced push falls back where the inbox is too small");

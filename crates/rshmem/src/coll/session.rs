@@ -780,13 +780,62 @@ impl<'a> Session<'a> {
     pub(crate) fn announce_entry(&self) -> Result<()> {
         self.publish(1)?;
         let (me, n) = (self.me(), self.n());
-        let (at, _) = self.inbox_part_of(me);
         for d in 1..n {
-            let j = (me + d) % n;
-            self.claim_inbox(j)?;
-            self.post_inbox(j, at, 0, 0)?;
+            self.announce_to((me + d) % n)?;
         }
         Ok(())
+    }
+
+    /// [`Session::announce_entry`] to member `i` only (a broadcast's members tell the
+    /// root).
+    pub(crate) fn announce_entry_to(&self, i: usize) -> Result<()> {
+        self.publish(1)?;
+        self.announce_to(i)
+    }
+
+    /// Posts this PE's entry tag into its part of member `i`'s inbox.
+    fn announce_to(&self, i: usize) -> Result<()> {
+        self.claim_inbox(i)?;
+        self.post_inbox(i, self.inbox_part_of(self.me()).0, 0, 0)
+    }
+
+    /// Waits until every other member has entered this collective (so its dest is free
+    /// to write): over the network, teams of up to 16 announce their entry into each
+    /// other's inboxes ([`Session::announce_entry`], one trip), others publish their
+    /// PROGRESS word and read each other's.
+    pub(crate) fn enter_all(&mut self) -> Result<()> {
+        let (me, n) = (self.me(), self.n());
+        let pushed = !self.mapped() && inbox_part(n) > 0;
+        if pushed {
+            self.announce_entry()?;
+        } else {
+            self.publish(1)?;
+        }
+        for i in (0..n).filter(|&i| i != me) {
+            if pushed {
+                self.wait_entry(i)?;
+            } else {
+                self.wait_progress(i, 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `len` bytes of this PE's heap at `src_off` into member `i`'s heap at
+    /// `dst_off`, then adds one to `i`'s ARRIVE counter: whoever sees the count sees the
+    /// data. Over the network both go as one signalled put where they fit one
+    /// ([`Transport::signal_put`](crate::transport::Transport::signal_put)).
+    pub(crate) fn push_arrive(&self, i: usize, dst_off: usize, src_off: usize, len: usize) -> Result<()> {
+        let pe = self.pe(i);
+        let t = self.rt.to(pe);
+        if t.caps().mapped || len == 0 {
+            self.copy(i, dst_off, self.me(), src_off, len)?;
+            self.fence(i)?;
+            return self.arrive(i);
+        }
+        let mut data = vec![0u8; len];
+        self.get(self.me(), src_off, &mut data)?;
+        t.signal_put(pe, dst_off, &data, self.slot + SLOT_ARRIVE, AmoOp::FetchAdd, 1)
     }
 
     /// Waits until member `i` has announced its entry into this collective

@@ -31,7 +31,7 @@ const HEADER: usize = 32;
 
 /// Most data one signalled put carries (eager, one message); larger ones go as a put,
 /// a fence and a posted atomic.
-pub(super) const MAX_DATA: usize = 4096;
+pub(super) const MAX_DATA: usize = 1 << 20;
 
 /// Operation codes of the header's fourth word.
 const OP_SET: u64 = 1;
