@@ -103,7 +103,7 @@ config_table! {
     bind_to: BindTo = kinds::choice::<BindTo>(), "RSHMEM_BIND_TO", User, default "auto",
         "how rshmemrun and oshrun bind PEs to CPUs when `--bind-to` is not given: `core` (each PE on a CPU of its own, round robin over the CPUs the launcher may use), `numa` (on that CPU's NUMA node), `none`, `auto` (`core` when the PEs fit on those CPUs, else `none`)";
     spin: u32 = kinds::number::<u32>(), "RSHMEM_SPIN", User, default "2000",
-        "polls a waiting PE spins before it sleeps on a futex";
+        "polls a waiting PE spins before it sleeps on a futex (and again after each wake that found its condition false, when the PE has a CPU of its own)";
     coll_algo: Forced = coll_algo::kind(), "RSHMEM_COLL_ALGO", User, default "auto",
         "force collective algorithms: comma-separated `collective=algorithm` pairs, e.g. `reduce=ring,broadcast=tree` (values in the Collectives section)";
     coll_check: Option<bool> = Kind { name: || "0 or 1".into(), parse: |t| if t.trim().is_empty() { Ok(None) } else { (kinds::flag().parse)(t).map(Some) } },
