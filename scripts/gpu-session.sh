@@ -20,6 +20,8 @@
 #           put_bw's launch shape against cuMemcpyAsync (issue 22, item 1).
 #   compat-init: NVSHMEM's MPI starts (unique id over MPI_Bcast, an MPI communicator) on the
 #           compatibility layer, 2 PEs under mpirun (crates/rshmem-c/compat/nvshmem/tests).
+#   proxy:  the GPU proxy over UCX tcp: checks, then device puts/gets through it beside the
+#           same traffic from the host thread (issue 22 item 5).
 #   python: the Python package's GPU check.
 #   nvcc:   the nvcc-path test programs (the bundle's nvcc/ from scripts/gpu-nvcc-bundle.sh).
 #   compat: NVSHMEM's perftests and examples, unchanged, built on this host against rshmem's
@@ -170,6 +172,17 @@ launch)
     step "launch_one_o$o" 200 env RSHMEM_GPU_OVERLAP_LAUNCH=$o "$B/rshmem-perf" --gpu --reps 3 --warmup 10 --iters 200 --rep-bytes 1G \
       --timeout 190 --pes 1 --anchors nccl --ops $ops --begin 8 --end 8M --factor 32 --out "$L/launch_one_o$o"
     grep -E '_on_stream' "$L/launch_one_o$o.log" | sed "s/^/one overlap=$o  /" | head -20
+  done
+  ;;
+proxy)
+  # The GPU proxy over UCX tcp (issue 22 item 5): its checks, then device-initiated puts and
+  # gets through the proxy beside the same traffic from the host thread (GPU/host column).
+  # A second binary $B/gpu_proxy_base (an earlier build), when present, runs right after it.
+  for p in gpu_proxy gpu_proxy_base; do
+    [ -x "$B/$p" ] || continue
+    step "${p}_tcp" 150 env RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
+      RSHMEM_DEVICE_WAIT_TIMEOUT=30 "$B/rshmemrun" -n 2 --timeout 140 "$B/$p"
+    sed -n '/^numbers/,$p' "$L/${p}_tcp.log" | grep -v RSHMEM-CHECK | head -20
   done
   ;;
 moe)

@@ -364,6 +364,40 @@ impl Cuda {
         self.dtoh_on(dst, src, self.copy)
     }
 
+    /// Copies each `(device address, bytes)` host -> device, in order, on the runtime's copy
+    /// stream with one synchronization at the end; complete on return.
+    pub fn htod_many(&self, pieces: &[(DevPtr, &[u8])]) -> Result<()> {
+        for &(dst, src) in pieces.iter().filter(|(_, b)| !b.is_empty()) {
+            // SAFETY: each source slice outlives the copies (synchronized below, before the
+            // borrow ends); each destination is device memory (the caller's contract, as for
+            // `htod`).
+            check(
+                unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, src.len(), self.copy) },
+                "cuMemcpyHtoDAsync",
+                self.pe,
+            )?;
+        }
+        self.sync_copy()
+    }
+
+    /// Starts a copy device -> host on `stream` and returns at once.
+    ///
+    /// # Safety
+    /// Nobody may read, write or free `dst` until `stream` has passed the copy (a later
+    /// synchronization of it, or an event recorded after the copy has fired).
+    pub unsafe fn dtoh_async(&self, dst: &mut [u8], src: DevPtr, stream: &Stream) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: dst is writable for its length and left alone until the stream passes the
+        // copy (the caller's contract); src is device memory.
+        check(
+            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, src, dst.len(), stream.raw) },
+            "cuMemcpyDtoHAsync",
+            self.pe,
+        )
+    }
+
     /// Copy host -> the program's device memory as `cudaMemcpy` does it: on the legacy
     /// default stream, so after what the program queued there (an asynchronous
     /// `cudaMemset`, a kernel), complete on return.
@@ -1043,6 +1077,12 @@ impl Event {
     pub fn record(&self, s: &Stream) -> Result<()> {
         // SAFETY: live event and stream.
         check(unsafe { sys::cuEventRecord(self.raw, s.raw) }, "cuEventRecord", self.pe)
+    }
+
+    /// Waits until the work before the record is done.
+    pub fn wait(&self) -> Result<()> {
+        // SAFETY: live event.
+        check(unsafe { sys::cuEventSynchronize(self.raw) }, "cuEventSynchronize", self.pe)
     }
 
     /// Whether the work before the record is done (without waiting).

@@ -87,9 +87,14 @@ impl Ctx {
             return Err(short_local(CALL, "source", src.len(), span_s, self.my_pe()));
         }
         let (pe, off) = self.target(CALL, "dest", dest_addr, span_d, pe)?;
+        // In runs of up to 1024 elements: a transport with a cost per message carries each
+        // run at once (Transport::put_gather).
         let t = self.to(pe);
-        for i in 0..nelems {
-            t.put(pe, off + i * dst_stride * elem, &src[i * src_stride * elem..][..elem]).map_err(|e| e.during(CALL))?;
+        let mut pieces = Vec::with_capacity(nelems.min(1024));
+        for first in (0..nelems).step_by(1024) {
+            pieces.clear();
+            pieces.extend((first..nelems.min(first + 1024)).map(|i| (off + i * dst_stride * elem, &src[i * src_stride * elem..][..elem])));
+            t.put_gather(pe, &pieces).map_err(|e| e.during(CALL))?;
         }
         Ok(())
     }

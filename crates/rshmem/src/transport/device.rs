@@ -51,6 +51,18 @@ impl Transport for DeviceTransport {
         }
     }
 
+    fn put_gather(&self, pe: usize, pieces: &[(usize, &[u8])]) -> Result<()> {
+        let dev: Option<Vec<(DevPtr, &[u8])>> = pieces.iter().map(|&(offset, b)| self.dev(pe, offset).map(|d| (d, b))).collect();
+        let Some(dev) = dev else {
+            // Some piece lies in the host part of the heap: one at a time, in order.
+            return pieces.iter().try_for_each(|&(offset, b)| self.put(pe, offset, b));
+        };
+        self.gpu.cuda.bind()?;
+        self.gpu.cuda.htod_many(&dev)?;
+        notify::wake(self.host_bases[pe]);
+        Ok(())
+    }
+
     fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
         match self.dev(pe, offset) {
             None => self.host.get(pe, offset, dst),

@@ -90,6 +90,14 @@ pub trait Transport: Send + Sync + Debug {
     fn put(&self, pe: usize, offset: usize, src: &[u8]) -> Result<()>;
     /// Copies `dst.len()` bytes from `pe`'s heap at `offset` into `dst`.
     fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()>;
+    /// Puts each `(offset, bytes)` of `pieces` into `pe`'s heap, in order: what a
+    /// [`Transport::put`] of each does. Transports with a cost per message override it to
+    /// carry many pieces at once (the staged UCX protocol sends one message for many, the
+    /// device transport synchronizes once); strided puts and the GPU proxy's runs of small
+    /// puts use it.
+    fn put_gather(&self, pe: usize, pieces: &[(usize, &[u8])]) -> Result<()> {
+        pieces.iter().try_for_each(|&(offset, bytes)| self.put(pe, offset, bytes))
+    }
     /// Copies `len` bytes from `src_pe`'s heap at `src_offset` to `dst_pe`'s heap at
     /// `dst_offset` (one of them is normally this PE; the collectives move symmetric
     /// data this way without a bounce through a local buffer). The default goes through

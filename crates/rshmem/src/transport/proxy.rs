@@ -46,6 +46,14 @@ pub fn device_area_size(n_pes: usize) -> usize {
 }
 /// The proxy quiets and reports completion at least this often while busy.
 pub const QUIET_EVERY: u64 = 256;
+/// Puts of up to this many bytes that stand next to each other in the ring, to one PE, go
+/// out together ([`Transport::put_gather`]: one message for many over the staged protocol).
+const GATHER_PIECE: usize = 64 << 10;
+/// The most requests one gathered run takes.
+const GATHER_MAX: usize = 256;
+/// Pieces of a large put in flight at once: while one piece goes out over the transport,
+/// the next ones are copied from the GPU into the other parts of the staging buffer.
+const PIPELINE: usize = 4;
 
 const KIND_PUT: u32 = 1;
 const KIND_GET: u32 = 2;
@@ -316,7 +324,17 @@ impl Inner {
     fn serve(&self) -> std::result::Result<(), String> {
         let mut staging = self.gpu.cuda.pinned_host(STAGING).map_err(|e| format!("no pinned staging buffer: {e}"))?;
         let stream = self.gpu.cuda.stream().map_err(|e| format!("no stream for copy-engine copies: {e}"))?;
-        let mut w = Work { staging: staging.as_mut_slice(), ce: CopyQueue { stream, in_flight: VecDeque::new(), spare: Vec::new() } };
+        let stage = self.gpu.cuda.stream().map_err(|e| format!("no stream for staging copies: {e}"))?;
+        let events = (0..PIPELINE)
+            .map(|_| Event::new(self.my_pe))
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| format!("no events for staging copies: {e}"))?;
+        let mut w = Work {
+            staging: staging.as_mut_slice(),
+            stage,
+            events,
+            ce: CopyQueue { stream, in_flight: VecDeque::new(), spare: Vec::new() },
+        };
         let mut next = 0u64;
         let mut pending = 0u64;
         let mut marks = Marks::default();
@@ -324,9 +342,9 @@ impl Inner {
         loop {
             let idx = (next as usize) & (SLOTS - 1);
             if self.slot_ready(idx).load(Ordering::Acquire) == next + 1 {
-                self.carry_out(next, idx, &mut w)?;
-                next += 1;
-                pending += 1;
+                let taken = self.carry_out_run(next, &mut w)?;
+                next += taken;
+                pending += taken;
                 self.carried.store(next, Ordering::Relaxed);
                 if pending >= QUIET_EVERY {
                     self.complete(next, &mut marks, &w.ce)?;
@@ -423,20 +441,125 @@ impl Inner {
 
     /// A bulk put (`put`) or get of `len` bytes between device memory at `local` and
     /// transport offset `at` on `pe`, staged through host memory in pieces.
-    fn staged_rma(&self, t: &dyn Transport, put: bool, pe: usize, at: usize, local: u64, len: usize, staging: &mut [u8]) -> Result<()> {
+    #[allow(clippy::too_many_arguments)]
+    fn staged_rma(&self, t: &dyn Transport, put: bool, pe: usize, at: usize, local: u64, len: usize, w: &mut Work) -> Result<()> {
+        if put {
+            return self.staged_put(t, pe, at, local, len, w);
+        }
         let cuda = &self.gpu.cuda;
         let mut done = 0;
         while done < len {
             let n = (len - done).min(STAGING);
-            let buf = &mut staging[..n];
-            if put {
-                cuda.dtoh(buf, local + done as u64)?;
-                t.put(pe, at + done, buf)?;
-            } else {
-                t.get(pe, at + done, buf)?;
-                cuda.htod(local + done as u64, buf)?;
-            }
+            let buf = &mut w.staging[..n];
+            t.get(pe, at + done, buf)?;
+            cuda.htod(local + done as u64, buf)?;
             done += n;
+        }
+        Ok(())
+    }
+
+    /// A bulk put from device memory, pipelined: the staging buffer is [`PIPELINE`] parts,
+    /// and while one part goes out over the transport the GPU copies the next pieces into
+    /// the others.
+    fn staged_put(&self, t: &dyn Transport, pe: usize, at: usize, local: u64, len: usize, w: &mut Work) -> Result<()> {
+        let Work { staging, stage, events, .. } = w;
+        let piece = STAGING / PIPELINE;
+        let mut parts: Vec<&mut [u8]> = staging.chunks_mut(piece).collect();
+        let pieces = len.div_ceil(piece);
+        let size = |k: usize| (len - k * piece).min(piece);
+        let issue = |k: usize, parts: &mut [&mut [u8]]| -> Result<()> {
+            let part = &mut parts[k % PIPELINE][..size(k)];
+            // SAFETY: part k % PIPELINE is read (by the put of piece k) only once its event,
+            // recorded right after this copy, has fired, and written again (by the copy of
+            // piece k + PIPELINE) only after that put has returned: the transport is done
+            // with its bytes when `put` returns.
+            unsafe { self.gpu.cuda.dtoh_async(part, local + (k * piece) as u64, stage) }?;
+            events[k % PIPELINE].record(stage)
+        };
+        for k in 0..pieces.min(PIPELINE) {
+            issue(k, &mut parts)?;
+        }
+        for k in 0..pieces {
+            events[k % PIPELINE].wait()?;
+            t.put(pe, at + k * piece, &parts[k % PIPELINE][..size(k)])?;
+            if k + PIPELINE < pieces {
+                issue(k + PIPELINE, &mut parts)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out the request of ticket `first` and, when it is a small put, the puts to
+    /// the same PE that stand ready right behind it, together; returns how many tickets
+    /// it took.
+    fn carry_out_run(&self, first: u64, w: &mut Work) -> std::result::Result<u64, String> {
+        let idx = (first as usize) & (SLOTS - 1);
+        let s = self.read_slot(idx);
+        let gatherable = |n: &Slot| n.kind == KIND_PUT && n.flags & FLAG_REMOTE == 0 && n.len as usize <= GATHER_PIECE;
+        if !gatherable(&s) {
+            self.carry_out(first, idx, &s, w)?;
+            return Ok(1);
+        }
+        let mut run = vec![(first, idx, s)];
+        let mut bytes = s.len as usize;
+        while run.len() < GATHER_MAX {
+            let ticket = first + run.len() as u64;
+            let i = (ticket as usize) & (SLOTS - 1);
+            if self.slot_ready(i).load(Ordering::Acquire) != ticket + 1 {
+                break;
+            }
+            let n = self.read_slot(i);
+            if !gatherable(&n) || n.pe != s.pe || bytes + n.len as usize > STAGING {
+                break;
+            }
+            bytes += n.len as usize;
+            run.push((ticket, i, n));
+        }
+        if run.len() == 1 {
+            self.carry_out(first, idx, &s, w)?;
+            return Ok(1);
+        }
+        self.put_run(&run, w)?;
+        Ok(run.len() as u64)
+    }
+
+    /// Puts a run of small puts to one PE (tickets in order) as one gathered put: payloads
+    /// copied into the staging buffer (from the slot, or from the GPU with one
+    /// synchronization for all), then [`Transport::put_gather`].
+    fn put_run(&self, run: &[(u64, usize, Slot)], w: &mut Work) -> std::result::Result<(), String> {
+        let what = |ticket: u64, s: &Slot| {
+            format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset)
+        };
+        let mut ranges = Vec::with_capacity(run.len());
+        let (mut pos, mut from_gpu, mut pe) = (0usize, false, 0usize);
+        for (ticket, _, s) in run {
+            let (p, offset, len) = self.target(s.pe, s.offset, s.len).map_err(|m| format!("{}: {m}", what(*ticket, s)))?;
+            pe = p;
+            let part = &mut w.staging[pos..pos + len];
+            if s.local == 0 {
+                if len > INLINE {
+                    return Err(format!("{}: inline payload over {INLINE} bytes", what(*ticket, s)));
+                }
+                part.copy_from_slice(&inline_bytes(s)[..len]);
+            } else {
+                // SAFETY: these staging bytes are left alone until the stream is synchronized
+                // below, before anything reads them.
+                unsafe { self.gpu.cuda.dtoh_async(part, s.local, &w.stage) }.map_err(|e| format!("{}: {e}", what(*ticket, s)))?;
+                from_gpu = true;
+            }
+            ranges.push((self.host_offset + offset, pos, len));
+            pos += len;
+        }
+        let (first, last) = (run[0].0, run[run.len() - 1].0);
+        let gathered = |e: Error| format!("requests {first} to {last} (puts to PE {pe}, gathered): {e}");
+        if from_gpu {
+            w.stage.synchronize().map_err(gathered)?;
+        }
+        let pieces: Vec<(usize, &[u8])> = ranges.iter().map(|&(at, p, len)| (at, &w.staging[p..p + len])).collect();
+        let t = self.transport_for(pe, false).map_err(|m| format!("requests {first} to {last}: {m}"))?;
+        t.put_gather(pe, &pieces).map_err(gathered)?;
+        for (ticket, idx, s) in run {
+            self.answer(*ticket, *idx, s.flags, 0);
         }
         Ok(())
     }
@@ -494,7 +617,7 @@ impl Inner {
             match e.kind {
                 KIND_PUT | KIND_GET => {
                     let t = self.transport_for(pe, true).map_err(|m| format!("{}: {m}", what()))?;
-                    self.staged_rma(t, e.kind == KIND_PUT, pe, self.host_offset + offset, e.local, len, w.staging)
+                    self.staged_rma(t, e.kind == KIND_PUT, pe, self.host_offset + offset, e.local, len, w)
                         .map_err(|err| format!("{}: {err}", what()))?;
                 }
                 KIND_CE_PUT | KIND_CE_GET => {
@@ -524,8 +647,8 @@ impl Inner {
         }
     }
 
-    fn carry_out(&self, ticket: u64, idx: usize, w: &mut Work) -> std::result::Result<(), String> {
-        let s = self.read_slot(idx);
+    fn carry_out(&self, ticket: u64, idx: usize, s: &Slot, w: &mut Work) -> std::result::Result<(), String> {
+        let s = *s;
         if s.kind == KIND_BATCH {
             return self.carry_out_batch(ticket, idx, &s, w);
         }
@@ -542,12 +665,11 @@ impl Inner {
                 if len > INLINE {
                     return Err(format!("{}: inline payload over {INLINE} bytes", what()));
                 }
-                let bytes: Vec<u8> = s.data.iter().flat_map(|w| w.to_le_bytes()).take(len).collect();
-                t.put(pe, at, &bytes).map_err(moved)?;
+                t.put(pe, at, &inline_bytes(&s)[..len]).map_err(moved)?;
                 0
             }
             KIND_PUT => {
-                self.staged_rma(t, true, pe, at, s.local, len, w.staging).map_err(moved)?;
+                self.staged_rma(t, true, pe, at, s.local, len, w).map_err(moved)?;
                 0
             }
             KIND_GET if s.local == 0 => {
@@ -559,7 +681,7 @@ impl Inner {
                 u64::from_le_bytes(b)
             }
             KIND_GET => {
-                self.staged_rma(t, false, pe, at, s.local, len, w.staging).map_err(moved)?;
+                self.staged_rma(t, false, pe, at, s.local, len, w).map_err(moved)?;
                 0
             }
             KIND_AMO => {
@@ -617,8 +739,7 @@ impl Inner {
                     pe: self.my_pe,
                 });
             }
-            let bytes: Vec<u8> = s.data.iter().flat_map(|w| w.to_le_bytes()).take(len).collect();
-            self.relay_transport(relay)?.relay_put(relay, pe, at, &bytes)?;
+            self.relay_transport(relay)?.relay_put(relay, pe, at, &inline_bytes(s)[..len])?;
         } else {
             self.relayed_rma(s.kind == KIND_RELAY_PUT, relay, pe, at, s.local, len, w.staging)?;
         }
@@ -627,9 +748,21 @@ impl Inner {
     }
 }
 
-/// What the proxy loop owns: the staging buffer and the copy engine's queue.
+/// The inline payload of a slot, as bytes.
+fn inline_bytes(s: &Slot) -> [u8; INLINE] {
+    let mut b = [0u8; INLINE];
+    for (chunk, word) in b.chunks_exact_mut(8).zip(s.data) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    b
+}
+
+/// What the proxy loop owns: the staging buffer, the stream of its copies from the GPU
+/// with an event per pipelined part, and the copy engine's queue.
 struct Work<'a> {
     staging: &'a mut [u8],
+    stage: Stream,
+    events: Vec<Event>,
     ce: CopyQueue,
 }
 

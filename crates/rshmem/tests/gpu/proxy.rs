@@ -242,27 +242,62 @@ fn barriers(s: &mut GpuRun) {
 fn numbers(s: &mut GpuRun, b: &Bulk) {
     let GpuRun { ctx, g, m, me, .. } = *s;
     let tout = ctx.alloc::<u64>(2).unwrap();
+    // Buffers of the largest bulk size, and its host-side source.
+    const BIG: usize = 16 << 20;
+    let (big_src, big_dst) = (ctx.alloc::<u8>(BIG).unwrap(), ctx.alloc::<u8>(BIG).unwrap());
+    let host_src: Vec<u8> = (0..BIG).map(|i| byte_pat(me, i, 99)).collect();
     ctx.barrier_all().unwrap();
     if me == 0 {
-        let time = |bytes: usize, iters: i32, mode: i32| -> f64 {
-            launch(g, m, "px_time", 1, 1, &[a(&b.dst), a(&b.src), A::U64(bytes as u64), A::I32(iters), A::I32(mode), A::I32(1), a(&tout)]);
+        let time = |dst: &rshmem::Sym<u8>, src: &rshmem::Sym<u8>, bytes: usize, iters: i32, mode: i32| -> f64 {
+            launch(g, m, "px_time", 1, 1, &[a(dst), a(src), A::U64(bytes as u64), A::I32(iters), A::I32(mode), A::I32(1), a(&tout)]);
             tout.read(0).unwrap() as f64
         };
-        time(8, 10, 0);
+        // The same traffic from the host thread: PE 0's host put (and get) of a host buffer
+        // to PE 1's GPU heap, through the same staged UCX transport, timed on the host.
+        let host = |bytes: usize, iters: usize, mode: i32| -> f64 {
+            let t0 = std::time::Instant::now();
+            let mut acc = 0u64;
+            for _ in 0..iters {
+                match mode {
+                    0 => {
+                        ctx.put_nbi(&big_dst, 0, &host_src[..bytes], 1).unwrap();
+                        ctx.quiet().unwrap();
+                    }
+                    1 => ctx.put_nbi(&big_dst, 0, &host_src[..bytes], 1).unwrap(),
+                    _ => acc = acc.wrapping_add(u64::from(ctx.g(&big_src, 0, 1).unwrap())),
+                }
+            }
+            ctx.quiet().unwrap();
+            std::hint::black_box(acc);
+            t0.elapsed().as_nanos() as f64
+        };
+        time(&b.dst, &b.src, 8, 10, 0);
+        host(8, 10, 0);
         println!(
-            "numbers: GPU-initiated, through the host proxy and staged UCX to PE 1 ({})",
+            "numbers: GPU-initiated, through the host proxy and staged UCX to PE 1 ({}), beside the same traffic from PE 0's host thread (a host buffer put to PE 1's GPU heap through the same transport)",
             std::env::var("UCX_TLS").unwrap_or_default()
         );
+        println!("  {:<34} {:>12} {:>12} {:>8}", "case", "GPU (proxy)", "host", "GPU/host");
+        let row = |what: String, gpu: f64, host: f64, unit: &str| {
+            println!("  {what:<34} {gpu:>9.2} {unit} {host:>9.2} {unit} {:>8.2}", gpu / host);
+        };
         for bytes in [8usize, 4096, 65536] {
-            let ns = time(bytes, 200, 0);
-            println!("  put {bytes:>7} B + quiet: {:8.1} us", ns / 200.0 / 1e3);
+            let (gn, hn) = (time(&b.dst, &b.src, bytes, 200, 0), host(bytes, 200, 0));
+            row(format!("put {bytes} B + quiet (latency)"), gn / 200.0 / 1e3, hn / 200.0 / 1e3, "us");
         }
-        let ns = time(8, 200, 2);
-        println!("  g 8 B:                 {:8.1} us", ns / 200.0 / 1e3);
-        for bytes in [65536usize, 1 << 20] {
-            let iters = 32;
-            let ns = time(bytes, iters, 1);
-            println!("  put_nbi {bytes:>7} B x {iters} then quiet: {:6.2} GB/s", (bytes * iters as usize) as f64 / ns);
+        let (gn, hn) = (time(&b.dst, &b.src, 8, 200, 2), host(8, 200, 2));
+        row("g 8 B (latency)".into(), gn / 200.0 / 1e3, hn / 200.0 / 1e3, "us");
+        for bytes in [8usize, 64] {
+            let iters = 2000;
+            let (gn, hn) = (time(&big_dst, &big_src, bytes, iters, 1), host(bytes, iters as usize, 1));
+            row(format!("put_nbi {bytes} B x {iters} + quiet (rate)"), iters as f64 / gn * 1e3, iters as f64 / hn * 1e3, "M/s");
+        }
+        for bytes in [4096usize, 65536, 1 << 20, BIG] {
+            let iters = (64usize << 20).div_ceil(bytes).clamp(4, 256);
+            let (gn, hn) = (time(&big_dst, &big_src, bytes, iters as i32, 1), host(bytes, iters, 1));
+            let total = (bytes * iters) as f64;
+            row(format!("put_nbi {bytes} B x {iters} + quiet (bw)"), total / gn, total / hn, "GB/s");
         }
     }
+    ctx.barrier_all().unwrap();
 }

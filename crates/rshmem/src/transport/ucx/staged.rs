@@ -63,6 +63,9 @@ enum Kind {
     RelayPut = 5,
     /// A get the receiving (relay) PE fetches from PE `width` and returns.
     RelayGet = 6,
+    /// Several puts in one message: `width` pieces, each an offset word, a length word
+    /// and the bytes padded to whole words ([`gather`], [`scatter`]).
+    PutV = 7,
 }
 
 impl Kind {
@@ -74,6 +77,7 @@ impl Kind {
             4 => Kind::Reply,
             5 => Kind::RelayPut,
             6 => Kind::RelayGet,
+            7 => Kind::PutV,
             _ => return None,
         })
     }
@@ -128,6 +132,43 @@ impl Header {
             compare: w(9),
         })
     }
+}
+
+/// Appends one piece of a [`Kind::PutV`] message to `msg`.
+fn gather(msg: &mut Vec<u8>, offset: usize, bytes: &[u8]) {
+    msg.extend_from_slice(&(offset as u64).to_le_bytes());
+    msg.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    msg.extend_from_slice(bytes);
+    msg.resize(msg.len().next_multiple_of(8), 0);
+}
+
+/// Bytes one piece of `len` bytes takes in a [`Kind::PutV`] message.
+fn gathered_size(len: usize) -> usize {
+    16 + len.next_multiple_of(8)
+}
+
+/// The `count` pieces of a [`Kind::PutV`] message, each checked to lie in `0..span`.
+fn scatter(msg: &[u8], count: usize, span: usize) -> std::result::Result<Vec<(usize, &[u8])>, String> {
+    let mut pieces = Vec::with_capacity(count);
+    let mut at = 0usize;
+    for i in 0..count {
+        let word = |k: usize| msg.get(k..k + 8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
+        let (Some(offset), Some(len)) = (word(at), word(at + 8)) else {
+            return Err(format!("piece {i} of {count}: the message ends in its header"));
+        };
+        let Some(bytes) = len.checked_add(at + 16).and_then(|end| msg.get(at + 16..end)) else {
+            return Err(format!("piece {i} of {count}: {len} bytes run past the message"));
+        };
+        if offset.checked_add(len).is_none_or(|end| end > span) {
+            return Err(format!("piece {i} of {count}: {len} bytes at offset {offset:#x} lie outside the heap"));
+        }
+        pieces.push((offset, bytes));
+        at += gathered_size(len);
+    }
+    if at != msg.len() {
+        return Err(format!("{} bytes after the last of {count} pieces", msg.len().saturating_sub(at)));
+    }
+    Ok(pieces)
 }
 
 /// A reply: status 0 and the data, or an error text.
@@ -381,7 +422,12 @@ impl Shared {
     fn execute(&self, h: Header, data: &[u8]) {
         let my_pe = self.my_pe();
         let (offset, len) = (h.offset as usize, h.len as usize);
-        let answer: Reply = if offset.checked_add(len).is_none_or(|end| end > self.span) {
+        let answer: Reply = if h.kind == Kind::PutV {
+            match scatter(data, h.width as usize, self.span) {
+                Ok(pieces) => self.me.put_gather(my_pe, &pieces).map(|_| Vec::new()).map_err(|e| e.to_string()),
+                Err(e) => Err(format!("PE {my_pe} refused a staged gathered put from PE {}: {e}", h.src)),
+            }
+        } else if offset.checked_add(len).is_none_or(|end| end > self.span) {
             Err(format!("PE {my_pe} refused a staged request from PE {}: {len} bytes at offset {offset:#x} lie outside its heap", h.src))
         } else {
             match h.kind {
@@ -659,6 +705,35 @@ impl Transport for StagedTransport {
         Ok(())
     }
 
+    fn put_gather(&self, pe: usize, pieces: &[(usize, &[u8])]) -> Result<()> {
+        // As few messages as the pieces fit in (up to MAX_PIECE bytes each); a piece too
+        // large for one goes as a put of its own. Messages to a PE take effect in order.
+        let mut msg = Vec::new();
+        let mut count = 0usize;
+        let flush = |msg: &mut Vec<u8>, count: &mut usize| -> Result<()> {
+            if *count > 0 {
+                self.s.request(pe, Kind::PutV, 0, msg.len(), *count, 0, 0, 0, msg, false)?;
+            }
+            msg.clear();
+            *count = 0;
+            Ok(())
+        };
+        for &(offset, bytes) in pieces {
+            let size = gathered_size(bytes.len());
+            if size > MAX_PIECE {
+                flush(&mut msg, &mut count)?;
+                self.put(pe, offset, bytes)?;
+                continue;
+            }
+            if msg.len() + size > MAX_PIECE {
+                flush(&mut msg, &mut count)?;
+            }
+            gather(&mut msg, offset, bytes);
+            count += 1;
+        }
+        flush(&mut msg, &mut count)
+    }
+
     fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
         for (i, piece) in dst.chunks_mut(MAX_PIECE).enumerate() {
             let at = offset + i * MAX_PIECE;
@@ -768,6 +843,25 @@ mod tests {
 
     fn req(src: usize, seq: u64) -> (Header, Vec<u8>) {
         (Header { kind: Kind::Put, src, seq, id: 0, offset: 0, len: 1, width: 0, op: 0, operand: 0, compare: 0 }, vec![seq as u8])
+    }
+
+    #[test]
+    fn gathered_puts_round_trip_and_out_of_heap_pieces_are_refused() {
+        let mut msg = Vec::new();
+        gather(&mut msg, 0x100, b"abc");
+        gather(&mut msg, 0x200, &[7u8; 16]);
+        gather(&mut msg, 0x300, b"");
+        assert_eq!(msg.len(), gathered_size(3) + gathered_size(16) + gathered_size(0));
+        let pieces = scatter(&msg, 3, 0x1000).unwrap();
+        assert_eq!(pieces, vec![(0x100, &b"abc"[..]), (0x200, &[7u8; 16][..]), (0x300, &b""[..])]);
+        let e = scatter(&msg, 3, 0x20f).unwrap_err();
+        assert!(e.contains("piece 1 of 3") && e.contains("outside the heap"), "{e}");
+        let e = scatter(&msg, 4, 0x1000).unwrap_err();
+        assert!(e.contains("piece 3 of 4"), "{e}");
+        let e = scatter(&msg, 2, 0x1000).unwrap_err();
+        assert!(e.contains("after the last of 2 pieces"), "{e}");
+        let e = scatter(&msg[..18], 1, 0x1000).unwrap_err();
+        assert!(e.contains("run past the message"), "{e}");
     }
 
     #[test]
