@@ -178,11 +178,17 @@ proxy)
   # The GPU proxy over UCX tcp (issue 22 item 5): its checks, then device-initiated puts and
   # gets through the proxy beside the same traffic from the host thread (GPU/host column).
   # A second binary $B/gpu_proxy_base (an earlier build), when present, runs right after it.
+  # Two PEs as threads of one process first: processes sharing one GPU time-slice it, so a
+  # kernel of PE 0 spinning on the proxy holds PE 1's copies back for a time slice (~2 ms);
+  # thread PEs share one context and run at once, as PEs on GPUs of their own do.
   for p in gpu_proxy gpu_proxy_base; do
     [ -x "$B/$p" ] || continue
-    step "${p}_tcp" 150 env RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
-      RSHMEM_DEVICE_WAIT_TIMEOUT=30 "$B/rshmemrun" -n 2 --timeout 140 "$B/$p"
-    sed -n '/^numbers/,$p' "$L/${p}_tcp.log" | grep -v RSHMEM-CHECK | head -20
+    for mode in thr2 proc2; do
+      ppp=(); [[ $mode == thr2 ]] && ppp=(--pes-per-process 2)
+      step "${p}_$mode" 150 env RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
+        RSHMEM_DEVICE_WAIT_TIMEOUT=30 "$B/rshmemrun" -n 2 "${ppp[@]}" --timeout 140 "$B/$p"
+      sed -n '/^numbers/,$p' "$L/${p}_$mode.log" | grep -v RSHMEM-CHECK | head -20
+    done
   done
   ;;
 moe)

@@ -749,6 +749,15 @@ impl Gpu {
 
     /// A host-initiated atomic on device memory: a one-thread kernel, then a copy back.
     pub(crate) fn host_amo(&self, addr: DevPtr, width: usize, op: i32, operand: u64, compare: u64) -> Result<u64> {
+        if width != 4 && width != 8 {
+            // Refused here: the kernel would trap, and a trap ends the GPU context.
+            return Err(Error::InvalidArgument {
+                call: "atomic on device memory",
+                arg: "width",
+                detail: format!("{width} bytes at {addr:#x}: the GPU's atomics are 4 or 8 bytes wide"),
+                pe: self.cuda.pe(),
+            });
+        }
         let _g = self.amo_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let out = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).sys_base + self.layout.scratch as u64;
         self.launch_builtin(

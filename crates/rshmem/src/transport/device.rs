@@ -94,6 +94,13 @@ impl Transport for DeviceTransport {
     fn amo(&self, pe: usize, offset: usize, width: usize, op: AmoOp, operand: u64, compare: u64) -> Result<u64> {
         match self.dev(pe, offset) {
             None => self.host.amo(pe, offset, width, op, operand, compare),
+            Some(_) if width < 4 && op == AmoOp::Fetch => self.load_word(pe, offset, width),
+            Some(_) if width < 4 && op == AmoOp::Set => {
+                // The GPU's atomics are 4 and 8 bytes wide: a word of 1 or 2 bytes (p and g
+                // of small types through the staged protocol) is read or written by a copy,
+                // one access of so few bytes. Set's old value is not asked for.
+                self.store_word(pe, offset, width, operand).map(|_| 0)
+            }
             Some(d) => {
                 let r = self.gpu.host_amo(d, width, op.code() as i32, operand, compare);
                 notify::wake(self.host_bases[pe]);

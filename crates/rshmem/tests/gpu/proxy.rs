@@ -115,6 +115,29 @@ fn p_and_g(s: &mut GpuRun) {
     let bad = (0..300).filter(|&i| got[i] != 1000 * (me as i32 + 1) + i as i32).count();
     ck.case("int_g from 300 threads", bad == 0, || format!("{bad} wrong"));
     ctx.barrier_all().unwrap();
+    // The host API's p and g of 1- and 2-byte words into a GPU heap through the staged
+    // protocol (the GPU's atomics are 4 and 8 bytes wide: these go as copies), and a
+    // strided host put, which goes as one gathered message.
+    let (b8, h16, st) = (ctx.alloc::<u8>(4).unwrap(), ctx.alloc::<u16>(4).unwrap(), ctx.alloc::<i32>(64).unwrap());
+    h16.copy_from(0, &[100 + me as u16, 200 + me as u16, 300 + me as u16, 400 + me as u16]).unwrap();
+    st.fill(-1).expect("local access to the symmetric heap");
+    ctx.barrier_all().unwrap();
+    for i in 0..4 {
+        ctx.p(&b8, i, (me * 16 + i) as u8, right).unwrap();
+    }
+    let src: Vec<i32> = (0..32).map(|i| (me as i32) * 1000 + i).collect();
+    ctx.iput(&st, 0, &src, 2, 1, 32, right).unwrap();
+    let g16: Vec<u16> = (0..4).map(|i| ctx.g(&h16, i, left).unwrap()).collect();
+    ctx.barrier_all().unwrap();
+    let got8 = b8.to_vec().expect("local access to the symmetric heap");
+    let want8: Vec<u8> = (0..4).map(|i| (left * 16 + i) as u8).collect();
+    ck.case("host p of u8 into the GPU heap through the proxy's transport", got8 == want8, || format!("{got8:?}, want {want8:?}"));
+    let want16: Vec<u16> = (1..=4).map(|k| 100 * k + left as u16).collect();
+    ck.case("host g of u16 from a GPU heap through the proxy's transport", g16 == want16, || format!("{g16:?}, want {want16:?}"));
+    let gotst = st.to_vec().expect("local access to the symmetric heap");
+    let bad = (0..64).filter(|&i| gotst[i] != if i % 2 == 0 { left as i32 * 1000 + (i / 2) as i32 } else { -1 }).count();
+    ck.case("host iput (one gathered message) into a GPU heap", bad == 0, || format!("{bad} of 64 words wrong"));
+    ctx.barrier_all().unwrap();
 }
 
 /// Strided put and get.
@@ -246,6 +269,7 @@ fn numbers(s: &mut GpuRun, b: &Bulk) {
     const BIG: usize = 16 << 20;
     let (big_src, big_dst) = (ctx.alloc::<u8>(BIG).unwrap(), ctx.alloc::<u8>(BIG).unwrap());
     let host_src: Vec<u8> = (0..BIG).map(|i| byte_pat(me, i, 99)).collect();
+    let word = ctx.alloc::<u64>(1).unwrap();
     ctx.barrier_all().unwrap();
     if me == 0 {
         let time = |dst: &rshmem::Sym<u8>, src: &rshmem::Sym<u8>, bytes: usize, iters: i32, mode: i32| -> f64 {
@@ -264,7 +288,7 @@ fn numbers(s: &mut GpuRun, b: &Bulk) {
                         ctx.quiet().unwrap();
                     }
                     1 => ctx.put_nbi(&big_dst, 0, &host_src[..bytes], 1).unwrap(),
-                    _ => acc = acc.wrapping_add(u64::from(ctx.g(&big_src, 0, 1).unwrap())),
+                    _ => acc = acc.wrapping_add(ctx.g(&word, 0, 1).unwrap()),
                 }
             }
             ctx.quiet().unwrap();
