@@ -226,6 +226,12 @@ compat-init)
     step "init_$m" 90 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH -x NVSHMEM_DISABLE_NVLS "$L/init_modes" $m
     summary+=("    $(grep -m1 '^init_modes' "$L/init_$m.log")")
   done
+  # NVSHMEM over OpenSHMEM (NVSHMEMX_INIT_WITH_SHMEM after shmem_init's CPU PEs): GPU PEs as a
+  # second runtime over the CPU PEs' bootstrap; 2 PEs under rshmemrun.
+  nvcc -rdc=true -arch=sm_90 -I"$H/include" crates/rshmem-c/compat/nvshmem/tests/shmem_based_init.cu -o "$L/shmem_based_init" \
+    -L"$H/lib" -lnvshmem_host -lnvshmem_device -Xlinker -rpath="$H/lib" > "$L/shmem_based_init.build.log" 2>&1 || tail -5 "$L/shmem_based_init.build.log"
+  step shmem_based_init 90 "$B/rshmemrun" -n 2 --timeout 80 "$L/shmem_based_init"
+  summary+=("    $(grep -m1 '^shmem_based_init' "$L/shmem_based_init.log")")
   ;;
 python)
   OUT=$L/python bash crates/rshmem-py/tests/gpu_check.sh > "$L/python.log" 2>&1; rc=$?

@@ -543,6 +543,31 @@ int rshmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *sou
 int rshmemx_collective_launch(const void *func, rshmemx_dim3 gridDims, rshmemx_dim3 blockDims, void **args, size_t sharedMem, rshmemx_stream_t stream);
 int rshmemx_collective_launch_query_gridsize(const void *func, rshmemx_dim3 blockDims, void **args, size_t sharedMem, int *gridsize);
 
+/* ---- The GPU API's host routines: GPU PEs over shmem_init's CPU PEs (rshmemx_cuda_init_with_shmem: a second runtime of the same PEs, which these routines and every rshmemx_ routine above then act on, while shmem_* routines act on the CPU PEs; 0 on success, else a message and 1), its finalize (the CPU PEs keep running; shmem_finalize finalizes it first when it still runs), and its forms of the OpenSHMEM routines of the same names. Without a second runtime they act on the one runtime, as the shmem_ routines do. Team handles made here belong to the GPU API's runtime ---- */
+int rshmemx_cuda_init_with_shmem(void);
+void rshmemx_cuda_finalize(void);
+int rshmemx_cuda_my_pe(void);
+int rshmemx_cuda_n_pes(void);
+#if defined(__cplusplus) && __cplusplus >= 201103L
+[[noreturn]]
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Noreturn
+#endif
+void rshmemx_cuda_global_exit(int status);
+void rshmemx_cuda_quiet(void);
+void rshmemx_cuda_fence(void);
+void rshmemx_cuda_barrier_all(void);
+void rshmemx_cuda_sync_all(void);
+uint64_t rshmemx_cuda_signal_fetch(const uint64_t *sig_addr);
+void rshmemx_cuda_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+int rshmemx_cuda_team_my_pe(shmem_team_t team);
+int rshmemx_cuda_team_n_pes(shmem_team_t team);
+int rshmemx_cuda_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int rshmemx_cuda_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int rshmemx_cuda_team_split_strided(shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
+int rshmemx_cuda_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team);
+void rshmemx_cuda_team_destroy(shmem_team_t team);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -11,13 +11,17 @@
 //! Streams, modules and kernels cross the ABI as the driver's handle types (a
 //! `cudaStream_t` is a `CUstream`), so the header needs no CUDA header.
 //!
+//! Everything here acts on the GPU API's runtime (`crate::state::gpu_side`): GPU PEs
+//! started over `shmem_init`'s CPU PEs when a program started them that way
+//! (`rshmemx_cuda_init_with_shmem`), else the one runtime of the process.
+//!
 //! Errors end the job with a message naming the call and the argument, as the rest of
 //! the C ABI does; team routines return nonzero for `SHMEM_TEAM_INVALID`.
 
 use crate::handle::{team_of, TeamHandle};
 use crate::meet::{cuda_init_mpi_comm, cuda_init_uniqueid};
 use crate::routine::Routine;
-use crate::state::{bad_arg, bytes_of, fatal, pe_arg, rt, try_rt, OrExit};
+use crate::state::{bad_arg, bytes_of, fatal, gpu_side, pe_arg, try_gpu_side, OrExit};
 use rshmem::gpu::cuda::{BorrowedStream, Stream as CuStream};
 use rshmem::gpu::Gpu;
 use rshmem::{Ctx, ReduceOp, SignalOp, Team};
@@ -55,9 +59,11 @@ static CUDART: Mutex<Vec<(StateAddressFn, FunctionOfFn)>> = Mutex::new(Vec::new(
 /// Device buffers the program registered: (address, length).
 static BUFFERS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
-/// The runtime of a GPU PE, or the end of the job naming `call`.
-fn gpu_rt(call: &str) -> (&'static Ctx, &'static Arc<Gpu>) {
-    let c = rt(call);
+/// The runtime of the GPU API (`crate::state::gpu_side`: GPU PEs started over
+/// `shmem_init`'s CPU PEs, else the one runtime) and its GPU, or the end of the job naming
+/// `call`.
+pub(crate) fn gpu_rt(call: &str) -> (&'static Ctx, &'static Arc<Gpu>) {
+    let c = gpu_side(call);
     match c.gpu() {
         Some(g) => (c, g),
         None => fatal(call, "this PE has no GPU heap: start the library with rshmemx_cuda_init (or RSHMEM_DEVICE=gpu) for GPU PEs"),
@@ -79,7 +85,7 @@ fn team_arg(h: TeamHandle) -> Option<Team> {
 /// Attaches every registered file's state copy (after init, and at each registration
 /// once the runtime runs).
 fn attach_registered(call: &'static str) {
-    let Some(c) = try_rt() else { return };
+    let Some(c) = try_gpu_side() else { return };
     let Some(g) = c.gpu() else { return };
     let hooks = CUDART.lock().unwrap_or_else(|p| p.into_inner()).clone();
     for (state, _) in hooks {
@@ -101,7 +107,7 @@ fn attach_one(call: &str, g: &Gpu, state: StateAddressFn) {
 c_fn!(cudart_register, "cudart_register", rshmemx; fn (state_address: StateAddressFn, function_of: FunctionOfFn) -> c_int = |call| {
     CUDART.lock().unwrap_or_else(|p| p.into_inner()).push((state_address, function_of));
     crate::state::on_started(attach_registered);
-    if let Some(g) = try_rt().and_then(|c| c.gpu()) {
+    if let Some(g) = try_gpu_side().and_then(|c| c.gpu()) {
         attach_one(call, g, state_address);
     }
     0
@@ -125,7 +131,7 @@ c_fn!(cuda_init_thread, "cuda_init_thread", rshmemx; fn (requested: c_int, provi
 });
 
 c_fn!(cuda_device, "cuda_device", rshmemx; fn () -> c_int = |call| {
-    rt(call).gpu().map_or(-1, |g| g.ordinal() as c_int)
+    gpu_side(call).gpu().map_or(-1, |g| g.ordinal() as c_int)
 });
 
 c_fn!(cumodule_init, "cumodule_init", rshmemx; fn (module: CuModule) -> c_int = |call| {
@@ -149,7 +155,7 @@ c_fn!(cumodule_finalize, "cumodule_finalize", rshmemx; fn (module: CuModule) -> 
 });
 
 c_fn!(team_device, "team_device", rshmemx; fn (team: TeamHandle) -> c_int = |call| {
-    let c = rt(call);
+    let c = gpu_side(call);
     match team_arg(team) {
         Some(t) => c.device_team(t).or_exit(call),
         None => -1,
@@ -159,20 +165,20 @@ c_fn!(team_device, "team_device", rshmemx; fn (team: TeamHandle) -> c_int = |cal
 // ---- GPU heap ----
 
 c_fn!(cuda_malloc, "cuda_malloc", rshmemx; fn (size: usize) -> *mut c_void = |call| {
-    let _ = gpu_rt(call);
-    crate::memory::allocate(call, size, crate::memory::MALLOC_ALIGN, false)
+    let (c, _) = gpu_rt(call);
+    crate::memory::allocate(call, c, size, crate::memory::MALLOC_ALIGN, false)
 });
 c_fn!(cuda_calloc, "cuda_calloc", rshmemx; fn (count: usize, size: usize) -> *mut c_void = |call| {
-    let _ = gpu_rt(call);
-    crate::memory::allocate(call, bytes_of(call, count, size), crate::memory::MALLOC_ALIGN, true)
+    let (c, _) = gpu_rt(call);
+    crate::memory::allocate(call, c, bytes_of(call, count, size), crate::memory::MALLOC_ALIGN, true)
 });
 c_fn!(cuda_align, "cuda_align", rshmemx; fn (alignment: usize, size: usize) -> *mut c_void = |call| {
-    let _ = gpu_rt(call);
-    crate::memory::aligned(call, alignment, size)
+    let (c, _) = gpu_rt(call);
+    crate::memory::aligned(call, c, alignment, size)
 });
 c_fn!(cuda_free, "cuda_free", rshmemx; fn (ptr: *mut c_void) = |call| {
-    let _ = gpu_rt(call);
-    crate::memory::release(call, ptr)
+    let (c, _) = gpu_rt(call);
+    crate::memory::release(call, c, ptr)
 });
 
 c_fn!(buffer_register, "buffer_register", rshmemx; fn (addr: *mut c_void, length: usize) -> c_int = |call| {
@@ -193,7 +199,7 @@ c_fn!(buffer_register, "buffer_register", rshmemx; fn (addr: *mut c_void, length
 });
 
 c_fn!(buffer_unregister, "buffer_unregister", rshmemx; fn (addr: *mut c_void) -> c_int = |call| {
-    let _ = rt(call);
+    let _ = gpu_side(call);
     let mut list = BUFFERS.lock().unwrap_or_else(|p| p.into_inner());
     let before = list.len();
     list.retain(|&(s, _)| s != addr as usize);
@@ -203,7 +209,7 @@ c_fn!(buffer_unregister, "buffer_unregister", rshmemx; fn (addr: *mut c_void) ->
 // `rshmemx_ptr`: the address of `dest` on `pe` that this PE's kernels may use (NVSHMEM's
 // host-side `nvshmem_ptr`): the peer's device memory as mapped on this GPU, or null.
 c_fn!(ptr, "ptr", rshmemx; fn (dest: *const c_void, pe: c_int) -> *mut c_void = |call| {
-    let c = rt(call);
+    let c = gpu_side(call);
     match usize::try_from(pe) {
         Ok(pe) => c.device_ptr_addr(dest as usize, pe).map_or(std::ptr::null_mut(), |a| a as *mut c_void),
         Err(_) => std::ptr::null_mut(),
@@ -224,7 +230,7 @@ fn local_is_device(g: &Gpu, p: *const c_void) -> bool {
 /// the host (blocking either way, so the nbi form completes early, as it may). The relay
 /// form works on CPU PEs too.
 unsafe fn put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay: Option<c_int>) {
-    let c = rt(call);
+    let c = gpu_side(call);
     let pe = pe_arg(call, c, pe);
     let relay = relay.map(|r| relay_arg(call, c, r));
     let g = match relay {
@@ -254,7 +260,7 @@ unsafe fn put_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: 
 
 /// `rshmemx_getmem`/`_nbi` and `rshmemx_relay_getmem`, the reverse of [`put_any`].
 unsafe fn get_any(call: &str, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int, relay: Option<c_int>) {
-    let c = rt(call);
+    let c = gpu_side(call);
     let pe = pe_arg(call, c, pe);
     let relay = relay.map(|r| relay_arg(call, c, r));
     let g = match relay {
@@ -317,7 +323,7 @@ fn get_on_stream(call: &str, dest: *mut c_void, source: *const c_void, bytes: us
 }
 
 /// A `SHMEM_SIGNAL_*` operation argument.
-fn signal_op(call: &str, sig_op: c_int) -> SignalOp {
+pub(crate) fn signal_op(call: &str, sig_op: c_int) -> SignalOp {
     match sig_op {
         x if x == SignalOp::Set as c_int => SignalOp::Set,
         x if x == SignalOp::Add as c_int => SignalOp::Add,
@@ -420,7 +426,7 @@ fn move_on_stream<T: rshmem::SymType>(
     root: c_int,
     stream: Stream,
 ) -> c_int {
-    let Some(size) = team_arg(team).map(|t| rt(call).team_n_pes(t).or_exit(call)) else { return -1 };
+    let Some(size) = team_arg(team).map(|t| gpu_side(call).team_n_pes(t).or_exit(call)) else { return -1 };
     let (d_len, s_len) = match kind {
         0 => (nelems, nelems),
         1 => (nelems * size, nelems),
@@ -453,7 +459,7 @@ fn reduce_on_stream<T: rshmem::coll::gpu::DeviceReduceType>(
     nreduce: usize,
     stream: Stream,
 ) -> c_int {
-    let Some(size) = team_arg(team).map(|t| rt(call).team_n_pes(t).or_exit(call)) else { return -1 };
+    let Some(size) = team_arg(team).map(|t| gpu_side(call).team_n_pes(t).or_exit(call)) else { return -1 };
     let s_len = if scatter { nreduce * size } else { nreduce };
     let Some((c, t, d, s)) = coll_args::<T>(call, team, dest as *mut c_void, nreduce, source as *const c_void, s_len) else { return -1 };
     let st = stream_of(c, stream);

@@ -613,6 +613,10 @@ fn cuda_sections() -> Vec<Section> {
         Section::new("Stream-ordered typed RMA and data-moving collectives", &[cuda::TYPED]),
         Section::new("Stream-ordered reductions and reduce-scatters", &[cuda::reduce_float::ROUTINES, cuda::reduce_int::ROUTINES]),
         Section::new("Stream-ordered byte collectives; collective (cooperative) launch", &[&[cuda::COLL]]),
+        Section::new(
+            "The GPU API's host routines: GPU PEs over shmem_init's CPU PEs (rshmemx_cuda_init_with_shmem: a second runtime of the same PEs, which these routines and every rshmemx_ routine above then act on, while shmem_* routines act on the CPU PEs; 0 on success, else a message and 1), its finalize (the CPU PEs keep running; shmem_finalize finalizes it first when it still runs), and its forms of the OpenSHMEM routines of the same names. Without a second runtime they act on the one runtime, as the shmem_ routines do. Team handles made here belong to the GPU API's runtime",
+            &[&[crate::cuda_host::ROUTINES]],
+        ),
     ]
 }
 

@@ -19,7 +19,8 @@
 //! (contexts), `reduce`; then the routine modules (`setup`, `memory`, `teams`, `rma`,
 //! `longdouble` above `rma`, `amo`, `p2p`, `signal` above `p2p`, `order`, `sync`, `lock`, `coll`,
 //! `active_set`, `cache`), then `cuda` (the GPU host API of `rshmemx_cuda.h`, over
-//! `memory`, `p2p` and the runtime's GPU layer), and on top `header`, which reads them all.
+//! `memory`, `p2p` and the runtime's GPU layer) and `cuda_host` (its forms of the host
+//! routines, over `cuda` and `teams`), and on top `header`, which reads them all.
 #![warn(missing_docs)]
 // The C routines take raw pointers by contract (the OpenSHMEM specification says what
 // each must point to); every one is `unsafe extern "C"`.
@@ -36,6 +37,7 @@ mod cache;
 mod coll;
 mod ctx;
 mod cuda;
+mod cuda_host;
 mod handle;
 pub mod header;
 mod lock;

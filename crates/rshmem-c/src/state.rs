@@ -1,8 +1,14 @@
 //! The process-wide runtime behind the C ABI: OpenSHMEM keeps its state in globals, so
-//! this module holds the one [`rshmem::Ctx`] of the process, its start and end, the
+//! this module holds the [`rshmem::Ctx`] of the process, its start and end, the
 //! error path (print a message naming the routine and the argument, then end the job
 //! with `shmem_global_exit`) and the checks of common arguments. It sits below every
 //! routine module and imports none of them.
+//!
+//! A second slot holds NVSHMEM's GPU PEs when a program starts them on top of CPU PEs
+//! (`shmem_init`, then `nvshmemx_init_attr(NVSHMEMX_INIT_WITH_SHMEM)`,
+//! [`initialize_gpu_over_cpu`]): a second runtime of the same PEs over the first one's
+//! lent bootstrap. The GPU API (`crate::cuda`) acts on [`gpu_side`], which is that runtime
+//! when it runs and the one runtime otherwise; the `shmem_*` routines act on [`rt`].
 
 use rshmem::config::Device;
 use rshmem::Ctx;
@@ -19,6 +25,10 @@ static PHASE: AtomicU8 = AtomicU8::new(UNINITIALIZED);
 static RUNTIME: OnceLock<Ctx> = OnceLock::new();
 static INIT: Mutex<()> = Mutex::new(());
 static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
+/// The GPU PEs started over the CPU PEs of [`RUNTIME`] (see [`initialize_gpu_over_cpu`]).
+static GPU_RUNTIME: OnceLock<Ctx> = OnceLock::new();
+/// The phase of [`GPU_RUNTIME`]: [`UNINITIALIZED`] while the GPU API acts on [`RUNTIME`].
+static GPU_PHASE: AtomicU8 = AtomicU8::new(UNINITIALIZED);
 
 /// The runtime for routine `call`; ends the process with a message when the library is
 /// not initialized (or already finalized).
@@ -52,6 +62,38 @@ pub(crate) fn try_rt() -> Option<&'static Ctx> {
     running().then(|| RUNTIME.get()).flatten()
 }
 
+/// The runtime of the GPU API (`rshmemx_cuda_*`, NVSHMEM's names) for routine `call`: the
+/// separate GPU runtime when [`initialize_gpu_over_cpu`] started one, else the one runtime
+/// ([`rt`]). Ends the process with a message after that runtime's finalize.
+#[inline]
+pub(crate) fn gpu_side(call: &str) -> &'static Ctx {
+    match GPU_PHASE.load(Ordering::Acquire) {
+        RUNNING => GPU_RUNTIME.get().expect("a running GPU runtime is set"),
+        FINALIZED => gpu_side_finalized(call),
+        _ => rt(call),
+    }
+}
+
+#[cold]
+fn gpu_side_finalized(call: &str) -> ! {
+    eprintln!("rshmem: {call}: called after the GPU PEs were finalized (nvshmem_finalize / rshmemx_cuda_finalize)");
+    std::process::exit(1)
+}
+
+/// [`gpu_side`] if it is running (for routines that may be called at any time).
+pub(crate) fn try_gpu_side() -> Option<&'static Ctx> {
+    match GPU_PHASE.load(Ordering::Acquire) {
+        RUNNING => GPU_RUNTIME.get(),
+        FINALIZED => None,
+        _ => try_rt(),
+    }
+}
+
+/// Whether the GPU API acts on a runtime of its own, separate from `shmem_*`'s.
+pub(crate) fn gpu_is_separate() -> bool {
+    GPU_PHASE.load(Ordering::Acquire) == RUNNING
+}
+
 /// Where an init puts the PEs' heaps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Memory {
@@ -78,7 +120,7 @@ pub(crate) fn initialize_with(call: &'static str, thread_level: c_int, memory: M
     let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
     match PHASE.load(Ordering::Acquire) {
         RUNNING => {
-            if memory == Memory::Gpu && !RUNTIME.get().is_some_and(|c| c.heap_is_device()) {
+            if memory == Memory::Gpu && !gpu_is_separate() && !RUNTIME.get().is_some_and(|c| c.heap_is_device()) {
                 fatal(call, "the library already runs with CPU PEs (host memory; shmem_init came first): call rshmemx_cuda_init before any other init");
             }
             return;
@@ -109,6 +151,77 @@ pub(crate) fn initialize_with(call: &'static str, thread_level: c_int, memory: M
     for hook in STARTED.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         hook(call);
     }
+}
+
+/// Starts GPU PEs for the GPU API on top of the running runtime
+/// (`nvshmemx_init_attr(NVSHMEMX_INIT_WITH_SHMEM)` after `shmem_init`): collective. When
+/// the running runtime's PEs are GPU PEs already (`RSHMEM_DEVICE=gpu`), or GPU PEs were
+/// started this way before, nothing happens and the GPU API acts on what runs. Otherwise a
+/// second runtime of the same PEs starts with the settings of `rshmemx_cuda_init` over the
+/// first one's lent bootstrap ([`rshmem::Ctx::lend_bootstrap`]) and takes the GPU API.
+///
+/// Every PE first says whether it sees a GPU and the PEs compare answers over the lent
+/// bootstrap, so a job where some PE has none fails on every PE at the same point, with an
+/// error naming those PEs, and the first runtime's bootstrap stays in step.
+pub(crate) fn initialize_gpu_over_cpu(call: &'static str) -> Result<(), String> {
+    let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
+    if PHASE.load(Ordering::Acquire) != RUNNING {
+        return Err("shmem_init has not started the library (or it was finalized): call shmem_init first".into());
+    }
+    let cpu = RUNTIME.get().expect("running implies a runtime");
+    match GPU_PHASE.load(Ordering::Acquire) {
+        RUNNING => return Ok(()),
+        FINALIZED => return Err("the GPU PEs started over shmem_init's were finalized; they cannot start again".into()),
+        _ if cpu.heap_is_device() => return Ok(()),
+        _ => {}
+    }
+    let mut boot = cpu.lend_bootstrap();
+    let has_gpu = rshmem::gpu::cuda::device_count() > 0;
+    let answers = boot.allgather(&[u8::from(has_gpu)]).map_err(|e| e.to_string())?;
+    let without: Vec<String> = answers.iter().enumerate().filter(|(_, a)| a.first() != Some(&1)).map(|(pe, _)| pe.to_string()).collect();
+    if !without.is_empty() {
+        return Err(format!(
+            "no GPU PEs can start: {} {} no CUDA device (or no CUDA driver); the CPU PEs shmem_init started keep running",
+            if without.len() == 1 { "PE" } else { "PEs" },
+            without.join(", ") + if without.len() == 1 { " sees" } else { " see" }
+        ));
+    }
+    let options = init_options(None, Memory::Gpu).map(|mut o| {
+        o.bootstrap = Some(boot);
+        o
+    });
+    let ctx = options.and_then(rshmem::init_with).map_err(|e| e.to_string())?;
+    let _ = GPU_RUNTIME.set(ctx);
+    GPU_PHASE.store(RUNNING, Ordering::Release);
+    for hook in STARTED.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        hook(call);
+    }
+    Ok(())
+}
+
+/// Ends the separate GPU runtime (`nvshmem_finalize`, `rshmemx_cuda_finalize`) when one
+/// runs, leaving the CPU PEs running: collective; later calls do nothing. Returns false
+/// when the GPU API acts on the one runtime, which the caller then finalizes as
+/// `shmem_finalize` does.
+pub(crate) fn finalize_gpu_side(call: &'static str) -> bool {
+    let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
+    match GPU_PHASE.load(Ordering::Acquire) {
+        RUNNING => {
+            finalize_separate_gpu(call);
+            true
+        }
+        FINALIZED => true,
+        _ => false,
+    }
+}
+
+/// Finalizes the separate GPU runtime; the caller holds the init lock and saw it running.
+fn finalize_separate_gpu(call: &'static str) {
+    let ctx = GPU_RUNTIME.get().expect("running implies a runtime").clone();
+    if let Err(e) = ctx.finalize() {
+        fatal(call, e);
+    }
+    GPU_PHASE.store(FINALIZED, Ordering::Release);
 }
 
 /// What other modules run once the runtime started (`crate::cuda` attaches the program's
@@ -145,11 +258,16 @@ fn c_config(mut config: rshmem::Config) -> rshmem::Config {
 }
 
 /// Ends the runtime (`shmem_finalize`): collective; later calls do nothing. The caller
-/// has destroyed the contexts it created.
+/// has destroyed the contexts it created. GPU PEs started over this runtime's CPU PEs
+/// and still running are finalized first.
 pub(crate) fn finalize(call: &'static str) {
     let _guard = INIT.lock().unwrap_or_else(|p| p.into_inner());
     if PHASE.load(Ordering::Acquire) != RUNNING {
         return;
+    }
+    // GPU PEs started over these CPU PEs go first: their runtime uses this one's bootstrap.
+    if GPU_PHASE.load(Ordering::Acquire) == RUNNING {
+        finalize_separate_gpu(call);
     }
     let ctx = RUNTIME.get().expect("running implies a runtime").clone();
     if let Err(e) = ctx.finalize() {

@@ -125,6 +125,7 @@ const PROGRAMS: &[&str] = &[
     "relay.c",
     "uniqueid.c",
     "mpi_comm.c",
+    "gpu_over_cpu.c",
 ];
 
 #[test]
@@ -139,6 +140,25 @@ fn every_program_is_listed() {
     let mut listed: Vec<String> = PROGRAMS.iter().map(|s| s.to_string()).collect();
     listed.sort();
     assert_eq!(found, listed, "tests/c and PROGRAMS differ");
+}
+
+/// NVSHMEM's GPU PEs over shmem_init's CPU PEs (`rshmemx_cuda_init_with_shmem`): without
+/// a GPU every PE gets 1 and a message naming the PEs without one, and the CPU PEs run on;
+/// with one, the GPU PEs start and finalize while the CPU PEs run on.
+#[test]
+fn gpu_pes_over_cpu_pes() {
+    let exe = build("gpu_over_cpu.c");
+    let out = oshrun(&exe, 2, &[]);
+    let all = text(&out);
+    assert!(out.status.success(), "gpu_over_cpu on 2 PEs exited with {:?}:\n{all}", out.status.code());
+    if all.contains("no GPU PEs, CPU PEs ran on") {
+        for pe in 0..2 {
+            let want = format!("rshmem: PE {pe}: rshmemx_cuda_init_with_shmem: no GPU PEs can start: PEs 0, 1 see no CUDA device");
+            assert!(all.contains(&want), "PE {pe}'s message is missing ({want}):\n{all}");
+        }
+    } else {
+        assert!(all.contains("gpu_over_cpu: 2 PEs, GPU PEs started and finalized"), "no verdict line:\n{all}");
+    }
 }
 
 #[test]

@@ -72,6 +72,16 @@ impl Ctx {
         self.rt.finalize()
     }
 
+    /// This runtime's bootstrap, lent to a second runtime of the same PEs: pass it as
+    /// [`crate::InitOptions::bootstrap`] to [`crate::init_with`] (an OpenSHMEM program's CPU
+    /// PEs, and NVSHMEM's GPU PEs started over them). The two runtimes share the one
+    /// bootstrap, which is sound because their collective calls happen in program order on
+    /// every PE (see [`crate::bootstrap::lent`]). Finalize the second runtime before this
+    /// one: the lent bootstrap's finalize leaves this runtime's bootstrap running.
+    pub fn lend_bootstrap(&self) -> Box<dyn crate::bootstrap::Bootstrap> {
+        Box::new(crate::bootstrap::lent::LentBootstrap::new(self.rt.clone()))
+    }
+
     /// Ends the whole job with `code` (OpenSHMEM `global_exit`).
     pub fn global_exit(&self, code: i32) -> ! {
         let msg = format!("global_exit({code}) called on PE {}", self.rt.my_pe);

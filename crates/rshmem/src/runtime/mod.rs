@@ -133,6 +133,11 @@ impl Runtime {
         self.boot.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether [`Runtime::finalize`] ran (or began).
+    pub(crate) fn is_finalized(&self) -> bool {
+        self.finalized.load(Ordering::SeqCst)
+    }
+
     /// The transport that reaches `pe`.
     #[inline]
     pub(crate) fn to(&self, pe: usize) -> &dyn Transport {

@@ -6,8 +6,9 @@
  * Written by the rshmem project from NVSHMEM's public API names and signatures only.
  * NVSHMEM is NVIDIA's; rshmem is not affiliated with NVIDIA.
  *
- * Host calls map onto rshmem's OpenSHMEM C ABI (shmem.h) and its C host API for GPU PEs
- * (rshmemx_cuda.h); calls NVSHMEM allows from host and device are static inline
+ * Host calls map onto rshmem's C host API for GPU PEs (rshmemx_cuda.h), whose calls act on
+ * NVSHMEM's PEs: GPU PEs started over shmem_init's CPU PEs (NVSHMEMX_INIT_WITH_SHMEM), else
+ * the one runtime of the process (which shmem.h's calls act on as well); calls NVSHMEM allows from host and device are static inline
  * __host__ __device__ functions that pick the device API (rshmem_device.cuh) in device
  * code. Teams are numbers as in NVSHMEM (the device team slots): NVSHMEM_TEAM_WORLD 0,
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE 1 (rshmem's SHMEM_TEAM_SHARED: the PEs of this
@@ -171,7 +172,9 @@ extern "C" {
 #endif
 /* Init: GPU PEs (rshmemx_cuda_init) under rshmem's own bootstrap (rshmemrun, PMIx,
  * torchrun's environment). The MPI-communicator and unique-id forms check that the
- * rank and size they were given match that bootstrap's. */
+ * rank and size they were given match that bootstrap's. NVSHMEMX_INIT_WITH_SHMEM after
+ * shmem_init: GPU PEs over its CPU PEs (rshmemx_cuda_init_with_shmem), or shmem_init's own
+ * PEs when they are GPU PEs (RSHMEM_DEVICE=gpu). */
 int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr);
 int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr);
 int nvshmem_init_thread(int requested, int* provided);
@@ -215,7 +218,7 @@ int nvshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void
 #endif
 
 static inline void nvshmem_init(void) { (void)nvshmemx_init_attr(0, 0); }
-static inline void nvshmem_finalize(void) { shmem_finalize(); }
+static inline void nvshmem_finalize(void) { rshmemx_cuda_finalize(); }
 
 /* ---------------------------------------------------------------- stream-ordered calls */
 static inline void nvshmemx_putmem_on_stream(void* d, const void* s, size_t n, int pe, cudaStream_t st) {
@@ -344,7 +347,7 @@ RSHMEMC_NV_STREAM_ARITH_AS(bfloat16, __nv_bfloat16, rshmemx_bfloat16)
 template <typename T>
 static inline void rshmemc_nv_host_unsupported(const char* call, const char* type, nvshmem_team_t, T*, const T*, size_t) {
     fprintf(stderr, "rshmem (NVSHMEM compatibility): nvshmem_%s_%s from host code: no on-stream form for this type\n", type, call);
-    shmem_global_exit(1);
+    rshmemx_cuda_global_exit(1);
 }
 #define RSHMEMC_NV_HOST_REDUCE_OP(OP)                                                                                 \
     template <typename T>                                                                                             \
@@ -416,20 +419,20 @@ RSHMEMC_NV_HOST_BITS(ulonglong, unsigned long long)
 #else
 #define RSHMEMC_NV_PICK(dev, host) host
 #endif
-RSHMEMC_NV_HD int nvshmem_my_pe(void) { return RSHMEMC_NV_PICK(rshmem_my_pe(), shmem_my_pe()); }
-RSHMEMC_NV_HD int nvshmem_n_pes(void) { return RSHMEMC_NV_PICK(rshmem_n_pes(), shmem_n_pes()); }
-RSHMEMC_NV_HD int nvshmem_team_my_pe(nvshmem_team_t t) { return RSHMEMC_NV_PICK(rshmem_team_my_pe(t), shmem_team_my_pe(rshmemc_nv_team(t))); }
-RSHMEMC_NV_HD int nvshmem_team_n_pes(nvshmem_team_t t) { return RSHMEMC_NV_PICK(rshmem_team_n_pes(t), shmem_team_n_pes(rshmemc_nv_team(t))); }
+RSHMEMC_NV_HD int nvshmem_my_pe(void) { return RSHMEMC_NV_PICK(rshmem_my_pe(), rshmemx_cuda_my_pe()); }
+RSHMEMC_NV_HD int nvshmem_n_pes(void) { return RSHMEMC_NV_PICK(rshmem_n_pes(), rshmemx_cuda_n_pes()); }
+RSHMEMC_NV_HD int nvshmem_team_my_pe(nvshmem_team_t t) { return RSHMEMC_NV_PICK(rshmem_team_my_pe(t), rshmemx_cuda_team_my_pe(rshmemc_nv_team(t))); }
+RSHMEMC_NV_HD int nvshmem_team_n_pes(nvshmem_team_t t) { return RSHMEMC_NV_PICK(rshmem_team_n_pes(t), rshmemx_cuda_team_n_pes(rshmemc_nv_team(t))); }
 RSHMEMC_NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src, int pe, nvshmem_team_t dest) {
-    return RSHMEMC_NV_PICK(rshmem_team_translate_pe(src, pe, dest), shmem_team_translate_pe(rshmemc_nv_team(src), pe, rshmemc_nv_team(dest)));
+    return RSHMEMC_NV_PICK(rshmem_team_translate_pe(src, pe, dest), rshmemx_cuda_team_translate_pe(rshmemc_nv_team(src), pe, rshmemc_nv_team(dest)));
 }
 RSHMEMC_NV_HD void* nvshmem_ptr(const void* p, int pe) { return RSHMEMC_NV_PICK(rshmem_ptr(p, pe), rshmemx_ptr(p, pe)); }
-RSHMEMC_NV_HD void nvshmem_quiet(void) { RSHMEMC_NV_PICK(rshmem_quiet(), shmem_quiet()); }
-RSHMEMC_NV_HD void nvshmem_fence(void) { RSHMEMC_NV_PICK(rshmem_fence(), shmem_fence()); }
-RSHMEMC_NV_HD void nvshmem_barrier_all(void) { RSHMEMC_NV_PICK(rshmem_barrier_all(), shmem_barrier_all()); }
+RSHMEMC_NV_HD void nvshmem_quiet(void) { RSHMEMC_NV_PICK(rshmem_quiet(), rshmemx_cuda_quiet()); }
+RSHMEMC_NV_HD void nvshmem_fence(void) { RSHMEMC_NV_PICK(rshmem_fence(), rshmemx_cuda_fence()); }
+RSHMEMC_NV_HD void nvshmem_barrier_all(void) { RSHMEMC_NV_PICK(rshmem_barrier_all(), rshmemx_cuda_barrier_all()); }
 RSHMEMC_NV_HD void nvshmem_global_exit(int status) {
     RSHMEMC_NV_PICK(rshmemi_fail("nvshmem_global_exit", "global exit requested from device code", rshmem_state.my_pe, (rshmem_u64)status, 0),
-                    shmem_global_exit(status));
+                    rshmemx_cuda_global_exit(status));
 }
 RSHMEMC_NV_HD void nvshmem_info_get_version(int* major, int* minor) {
     *major = NVSHMEM_MAJOR_VERSION;
@@ -446,10 +449,10 @@ RSHMEMC_NV_HD void nvshmemx_vendor_get_version_info(int* major, int* minor, int*
     *minor = NVSHMEM_VENDOR_MINOR_VERSION;
     *patch = NVSHMEM_VENDOR_PATCH_VERSION;
 }
-RSHMEMC_NV_HD uint64_t nvshmem_signal_fetch(uint64_t* sig) { return RSHMEMC_NV_PICK(rshmem_signal_fetch(sig), shmem_signal_fetch(sig)); }
+RSHMEMC_NV_HD uint64_t nvshmem_signal_fetch(uint64_t* sig) { return RSHMEMC_NV_PICK(rshmem_signal_fetch(sig), rshmemx_cuda_signal_fetch(sig)); }
 RSHMEMC_NV_HD void nvshmemx_signal_op(uint64_t* sig, uint64_t v, int op, int pe) {
     RSHMEMC_NV_PICK(rshmem_signal_op(sig, v, op, pe),
-                    (op == NVSHMEM_SIGNAL_ADD ? shmem_signal_add(sig, v, pe) : shmem_signal_set(sig, v, pe)));
+                    rshmemx_cuda_signal_op(sig, v, op, pe));
 }
 
 /* Bytes, from host (local side host or device memory: rshmemx_putmem) or device. */

@@ -18,7 +18,7 @@ static int initialized;
 
 static void die(const char* call, const char* arg, const char* what) {
     fprintf(stderr, "rshmem (NVSHMEM compatibility): %s: argument %s: %s\n", call, arg, what);
-    shmem_global_exit(1);
+    rshmemx_cuda_global_exit(1);
     abort();
 }
 
@@ -60,17 +60,21 @@ int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr) {
     }
     if ((flags & (NVSHMEMX_INIT_WITH_MPI_COMM | NVSHMEMX_INIT_WITH_UNIQUEID)) && !attr) die(call, "attr", "null");
     if (flags & NVSHMEMX_INIT_WITH_SHMEM) {
-        /* OpenSHMEM and NVSHMEM are one runtime here, with one symmetric heap per PE: the
-         * GPU PEs NVSHMEM code needs can only be the ones shmem_init started. */
+        /* After shmem_init: NVSHMEM's GPU PEs start over the PEs shmem_init started (a second
+         * runtime of the same PEs over their bootstrap, unless shmem_init's PEs are GPU PEs
+         * already, RSHMEM_DEVICE=gpu); shmem_* calls keep acting on shmem_init's PEs and
+         * heap, nvshmem* calls on the GPU PEs'. Before shmem_init it is a plain GPU init. */
         int started = 0;
         shmem_query_initialized(&started);
-        if (started && rshmemx_cuda_device() < 0) {
-            fprintf(stderr, "rshmem (NVSHMEM compatibility): %s: NVSHMEMX_INIT_WITH_SHMEM: shmem_init started this PE with "
-                            "CPU PEs (the heap in host memory), and rshmem runs OpenSHMEM and NVSHMEM as one runtime with one "
-                            "heap; set RSHMEM_DEVICE=gpu so that shmem_init starts GPU PEs (shmem_malloc then returns GPU "
-                            "memory), or call nvshmem_init alone (shmem_* calls then work on its PEs)\n",
-                    call);
-            return NVSHMEMX_ERROR_NOT_SUPPORTED;
+        if (started) {
+            if (rshmemx_cuda_init_with_shmem() != 0) {
+                fprintf(stderr, "rshmem (NVSHMEM compatibility): %s: NVSHMEMX_INIT_WITH_SHMEM: the GPU PEs could not start over "
+                                "shmem_init's PEs (the message above says why)\n",
+                        call);
+                return NVSHMEMX_ERROR_INTERNAL;
+            }
+            initialized = 1;
+            return NVSHMEMX_SUCCESS;
         }
     }
     if (flags & NVSHMEMX_INIT_WITH_UNIQUEID) {
@@ -104,7 +108,7 @@ void nvshmem_query_thread(int* provided) { shmem_query_thread(provided); }
 
 int nvshmemx_init_status(void) { return initialized ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED; }
 
-void nvshmemx_hostlib_finalize(void) { shmem_finalize(); }
+void nvshmemx_hostlib_finalize(void) { rshmemx_cuda_finalize(); }
 
 int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t* id) {
     /* A meeting point on this host (rank 0's): its address and a job key, as text. */
@@ -161,7 +165,7 @@ int nvshmem_team_split_strided(nvshmem_team_t parent, int start, int stride, int
     (void)config;
     (void)config_mask;
     if (!new_team) die(call, "new_team", "null");
-    rc = shmem_team_split_strided(rshmemc_nv_team(parent), start, stride, size, NULL, 0, &t);
+    rc = rshmemx_cuda_team_split_strided(rshmemc_nv_team(parent), start, stride, size, NULL, 0, &t);
     *new_team = rc == 0 ? team_number(call, t) : NVSHMEM_TEAM_INVALID;
     return rc;
 }
@@ -176,7 +180,7 @@ int nvshmem_team_split_2d(nvshmem_team_t parent, int xrange, const nvshmem_team_
     (void)yconfig;
     (void)ymask;
     if (!xteam || !yteam) die(call, xteam ? "yaxis_team" : "xaxis_team", "null");
-    rc = shmem_team_split_2d(rshmemc_nv_team(parent), xrange, NULL, 0, &x, NULL, 0, &y);
+    rc = rshmemx_cuda_team_split_2d(rshmemc_nv_team(parent), xrange, NULL, 0, &x, NULL, 0, &y);
     *xteam = rc == 0 ? team_number(call, x) : NVSHMEM_TEAM_INVALID;
     *yteam = rc == 0 ? team_number(call, y) : NVSHMEM_TEAM_INVALID;
     return rc;
@@ -185,7 +189,7 @@ int nvshmem_team_split_2d(nvshmem_team_t parent, int xrange, const nvshmem_team_
 void nvshmem_team_destroy(nvshmem_team_t team) {
     shmem_team_t t = rshmemc_nv_team(team);
     if (team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || t == SHMEM_TEAM_INVALID) return;
-    shmem_team_destroy(t);
+    rshmemx_cuda_team_destroy(t);
     team_handles[team] = SHMEM_TEAM_INVALID;
 }
 
@@ -193,7 +197,7 @@ void nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t* config)
     shmem_team_config_t c;
     if (!config) die("nvshmem_team_get_config", "config", "null");
     memset(&c, 0, sizeof c);
-    (void)shmem_team_get_config(rshmemc_nv_team(team), SHMEM_TEAM_NUM_CONTEXTS, &c);
+    (void)rshmemx_cuda_team_get_config(rshmemc_nv_team(team), SHMEM_TEAM_NUM_CONTEXTS, &c);
     config->num_contexts = c.num_contexts;
 }
 
