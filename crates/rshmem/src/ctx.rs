@@ -76,10 +76,10 @@ impl Ctx {
     /// [`crate::InitOptions::bootstrap`] to [`crate::init_with`] (an OpenSHMEM program's CPU
     /// PEs, and NVSHMEM's GPU PEs started over them). The two runtimes share the one
     /// bootstrap, which is sound because their collective calls happen in program order on
-    /// every PE (see [`crate::bootstrap::lent`]). Finalize the second runtime before this
+    /// every PE (see the module `runtime::lent`). Finalize the second runtime before this
     /// one: the lent bootstrap's finalize leaves this runtime's bootstrap running.
     pub fn lend_bootstrap(&self) -> Box<dyn crate::bootstrap::Bootstrap> {
-        Box::new(crate::bootstrap::lent::LentBootstrap::new(self.rt.clone()))
+        Box::new(crate::runtime::lent::LentBootstrap::new(self.rt.clone()))
     }
 
     /// Ends the whole job with `code` (OpenSHMEM `global_exit`).

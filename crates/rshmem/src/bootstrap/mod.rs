@@ -4,13 +4,12 @@
 //! that `rshmemrun` runs, and [`launched`], the PE side). The trait is deliberately small
 //! so that other implementations slot in beside it: [`pmix`] joins jobs started by
 //! PMIx launchers such as Open MPI's `mpirun`, [`tcp`] jobs that meet over TCP (torchrun's
-//! environment, or a unique id the program hands around); [`lent`] is a running runtime's
-//! bootstrap lent to a second runtime of the same PEs.
+//! environment, or a unique id the program hands around); `runtime::lent` lends a running
+//! runtime's bootstrap to a second runtime of the same PEs.
 
 pub mod binding;
 pub(crate) mod launched;
 pub mod launcher;
-pub mod lent;
 pub(crate) mod peer_fd;
 pub(crate) mod pmix;
 pub(crate) mod protocol;

@@ -8,6 +8,7 @@
 
 pub(crate) mod context;
 pub(crate) mod hosts;
+pub(crate) mod lent;
 pub(crate) mod teams;
 
 use crate::bootstrap::status::Watcher;

@@ -10,11 +10,11 @@
 //! runtimes' collectives from different threads at once breaks that order, as it would
 //! with any OpenSHMEM collective.
 
-use super::status::Board;
-use super::threads::JobFailure;
-use super::Bootstrap;
+use super::Runtime;
+use crate::bootstrap::status::Board;
+use crate::bootstrap::threads::JobFailure;
+use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
-use crate::runtime::Runtime;
 use rustix::fd::{BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
