@@ -527,9 +527,7 @@ impl Inner {
     /// copied into the staging buffer (from the slot, or from the GPU with one
     /// synchronization for all), then [`Transport::put_gather`].
     fn put_run(&self, run: &[(u64, usize, Slot)], w: &mut Work) -> std::result::Result<(), String> {
-        let what = |ticket: u64, s: &Slot| {
-            format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset)
-        };
+        let what = describe;
         let mut ranges = Vec::with_capacity(run.len());
         let (mut pos, mut from_gpu, mut pe) = (0usize, false, 0usize);
         for (ticket, _, s) in run {
@@ -652,7 +650,7 @@ impl Inner {
         if s.kind == KIND_BATCH {
             return self.carry_out_batch(ticket, idx, &s, w);
         }
-        let what = || format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset);
+        let what = || describe(ticket, &s);
         let (pe, offset, len) = self.target(s.pe, s.offset, s.len).map_err(|m| format!("{}: {m}", what()))?;
         if s.kind == KIND_RELAY_PUT || s.kind == KIND_RELAY_GET {
             return self.carry_out_relay(ticket, idx, &s, (pe, offset, len), w).map_err(|e| format!("{}: {e}", what()));
@@ -746,6 +744,11 @@ impl Inner {
         self.answer(ticket, idx, s.flags, 0);
         Ok(())
     }
+}
+
+/// How error messages name the request of `ticket` in slot `s`.
+fn describe(ticket: u64, s: &Slot) -> String {
+    format!("request {ticket} (kind {}, PE {}, {} bytes at heap offset {:#x})", s.kind, s.pe, s.len, s.offset)
 }
 
 /// The inline payload of a slot, as bytes.
