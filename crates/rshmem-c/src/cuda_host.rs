@@ -26,8 +26,8 @@ c_fn!(cuda_init_with_shmem, "cuda_init_with_shmem", rshmemx; fn () -> c_int = |c
         Ok(()) => 0,
         Err(why) => {
             match state::try_rt() {
-                Some(c) => eprintln!("rshmem: PE {}: {call}: {why}", c.my_pe()),
-                None => eprintln!("rshmem: {call}: {why}"),
+                Some(c) => rshmem::log::line(&format!("rshmem: PE {}: {call}: {why}", c.my_pe())),
+                None => rshmem::log::line(&format!("rshmem: {call}: {why}")),
             }
             1
         }

@@ -48,7 +48,7 @@ fn not_running(call: &str) -> ! {
         FINALIZED => "called after shmem_finalize",
         _ => "called before shmem_init",
     };
-    eprintln!("rshmem: {call}: {why}");
+    rshmem::log::line(&format!("rshmem: {call}: {why}"));
     std::process::exit(1)
 }
 
@@ -76,7 +76,7 @@ pub(crate) fn gpu_side(call: &str) -> &'static Ctx {
 
 #[cold]
 fn gpu_side_finalized(call: &str) -> ! {
-    eprintln!("rshmem: {call}: called after the GPU PEs were finalized (nvshmem_finalize / rshmemx_cuda_finalize)");
+    rshmem::log::line(&format!("rshmem: {call}: called after the GPU PEs were finalized (nvshmem_finalize / rshmemx_cuda_finalize)"));
     std::process::exit(1)
 }
 
@@ -290,11 +290,11 @@ pub(crate) fn fatal(call: &str, msg: impl Display) -> ! {
     let msg = text.strip_prefix(call).and_then(|m| m.strip_prefix(": ")).unwrap_or(&text);
     match try_rt() {
         Some(c) => {
-            eprintln!("rshmem: PE {}: {call}: {msg}", c.my_pe());
+            rshmem::log::line(&format!("rshmem: PE {}: {call}: {msg}", c.my_pe()));
             c.global_exit(1)
         }
         None => {
-            eprintln!("rshmem: {call}: {msg}");
+            rshmem::log::line(&format!("rshmem: {call}: {msg}"));
             std::process::exit(1)
         }
     }

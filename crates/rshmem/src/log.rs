@@ -15,7 +15,7 @@ pub fn install() -> bool {
     let (filter, color) = match Config::from_env() {
         Ok(c) => (c.log, c.log_color),
         Err(e) => {
-            eprintln!("rshmem: {e}");
+            line(&format!("rshmem: {e}"));
             ("warn".to_string(), LogColor::Auto)
         }
     };
@@ -40,6 +40,17 @@ pub(crate) fn always_warn(msg: &str) {
     if tracing::dispatcher::has_been_set() {
         tracing::warn!("{msg}");
     } else {
-        eprintln!("{msg}");
+        line(msg);
     }
+}
+
+/// Writes `msg` and a newline to stderr with one `write` call, so that the lines of PEs
+/// sharing one stderr (a pipe, a terminal) never interleave within a line the way
+/// `eprintln!`, which writes each formatted piece separately, can.
+pub fn line(msg: &str) {
+    use std::io::Write;
+    let mut whole = String::with_capacity(msg.len() + 1);
+    whole.push_str(msg);
+    whole.push('\n');
+    let _ = std::io::stderr().lock().write_all(whole.as_bytes());
 }

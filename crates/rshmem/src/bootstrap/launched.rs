@@ -127,7 +127,7 @@ impl Bootstrap for LaunchedBootstrap {
         let mut payload = code.to_le_bytes().to_vec();
         payload.extend_from_slice(msg.as_bytes());
         let _ = protocol::send_frame(self.sock.as_fd(), Kind::Abort, &payload, &[]);
-        eprintln!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank);
+        crate::log::line(&format!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank));
         // The launcher ends every PE; exit in case it is already gone.
         std::process::exit(code)
     }

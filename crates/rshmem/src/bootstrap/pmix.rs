@@ -329,7 +329,7 @@ impl Bootstrap for PmixBootstrap {
         self.check("PMIx_Finalize", rc)
     }
     fn abort(&mut self, code: i32, msg: &str) -> ! {
-        eprintln!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank);
+        crate::log::line(&format!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank));
         let text: Vec<u8> = msg.bytes().filter(|&b| b != 0).chain(std::iter::once(0)).collect();
         // SAFETY: a NUL-terminated message; no proc array means the whole namespace.
         unsafe { (self.pmix.PMIx_Abort)(code, text.as_ptr() as *const c_char, std::ptr::null_mut(), 0) };

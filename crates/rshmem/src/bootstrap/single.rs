@@ -22,7 +22,7 @@ impl Bootstrap for SinglePe {
         Ok(vec![fd.try_clone_to_owned().map_err(|e| crate::Error::os("dup", e))?])
     }
     fn abort(&mut self, code: i32, msg: &str) -> ! {
-        eprintln!("rshmem: abort ({code}): {msg}");
+        crate::log::line(&format!("rshmem: abort ({code}): {msg}"));
         std::process::exit(code)
     }
 }

@@ -452,7 +452,7 @@ fn root_abort(links: &Links, skip: Option<usize>, code: i32, msg: &str) -> ! {
             let _ = send(&l.lock().unwrap_or_else(|p| p.into_inner()), Kind::Abort, &payload);
         }
     }
-    eprintln!("rshmem: PE 0 ends the job ({code}): {msg}");
+    crate::log::line(&format!("rshmem: PE 0 ends the job ({code}): {msg}"));
     std::process::exit(if code == 0 { 1 } else { code })
 }
 
@@ -489,7 +489,7 @@ fn member_reader(rank: usize, size: usize, stream: TcpStream, tx: Sender<Event>,
         match protocol::recv_frame(stream.as_fd(), size) {
             Ok(f) if f.kind == Kind::Abort => {
                 let (code, msg) = parse_abort(&f.payload);
-                eprintln!("rshmem: PE {rank}: the job ends ({code}): {msg}");
+                crate::log::line(&format!("rshmem: PE {rank}: the job ends ({code}): {msg}"));
                 std::process::exit(if code == 0 { 1 } else { code });
             }
             Ok(f) => {
@@ -501,7 +501,7 @@ fn member_reader(rank: usize, size: usize, stream: TcpStream, tx: Sender<Event>,
                 if finalized.load(Ordering::SeqCst) {
                     return;
                 }
-                eprintln!("rshmem: PE {rank}: lost the bootstrap connection to PE 0 before finalize (it died?): {e}");
+                crate::log::line(&format!("rshmem: PE {rank}: lost the bootstrap connection to PE 0 before finalize (it died?): {e}"));
                 std::process::exit(1);
             }
         }
@@ -603,7 +603,7 @@ impl Bootstrap for TcpBootstrap {
             Role::Root { links, .. } => root_abort(links, None, code, &format!("PE 0 aborted: {msg}")),
             Role::Member { root } => {
                 let _ = send(&root.lock().unwrap_or_else(|p| p.into_inner()), Kind::Abort, &abort_payload(code, msg));
-                eprintln!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank);
+                crate::log::line(&format!("rshmem: PE {} aborts the job ({code}): {msg}", self.rank));
                 std::process::exit(if code == 0 { 1 } else { code })
             }
         }

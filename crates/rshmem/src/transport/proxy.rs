@@ -308,7 +308,7 @@ impl Inner {
 
     fn run(self: Arc<Self>) {
         if let Err(e) = self.gpu.cuda.bind() {
-            eprintln!("rshmem: PE {}: the GPU proxy cannot use the GPU: {e}", self.my_pe);
+            crate::log::line(&format!("rshmem: PE {}: the GPU proxy cannot use the GPU: {e}", self.my_pe));
             self.control_word(CTRL_STATUS).store(STATUS_GONE, Ordering::Release);
             return;
         }
@@ -316,7 +316,7 @@ impl Inner {
             Ok(()) => return,
             Err(m) => m,
         };
-        eprintln!("rshmem: PE {}: the GPU proxy stopped: {msg}", self.my_pe);
+        crate::log::line(&format!("rshmem: PE {}: the GPU proxy stopped: {msg}", self.my_pe));
         self.control_word(CTRL_STATUS).store(STATUS_GONE, Ordering::Release);
     }
 
