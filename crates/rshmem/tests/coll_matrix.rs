@@ -80,6 +80,9 @@ fn across_hosts(n: usize, host_of: &str, args: &[&str], env: &[(&str, &str)]) {
     if args.contains(&"expect-push") {
         checks.push("push.plan".into());
     }
+    if args.contains(&"expect-rounds") {
+        checks.push("rounds.plan".into());
+    }
     job.assert_all(n, &checks);
 }
 
@@ -102,4 +105,19 @@ fn matrix_hier_across_two_simulated_hosts_over_ucx_tcp() {
     // The same with the decision tree's own picks: small broadcasts, fcollects and
     // all-reduces pushed into inboxes over UCX.
     across_hosts(3, "PE", &["small", "expect-push"], &[("RSHMEM_COLL_CHECK", "1")]);
+}
+
+/// Every pair over UCX tcp on teams of 2, 3 and 4 PEs, the full sizes (1 MiB per PE on
+/// the world): all-reduces past the staging set go one-shot, pushed in rounds through
+/// both staging sets, and must match the model bit for bit (in place and not, every
+/// type and operator), on uneven splits (3 PEs) too.
+#[test]
+fn oneshot_reduce_in_rounds_over_ucx_tcp() {
+    if let Err(e) = rshmem::ucx_available() {
+        println!("SKIPPED: hosts apart need UCX: {e}");
+        return;
+    }
+    for n in [2, 3, 4] {
+        across_hosts(n, "PE", &["expect-rounds"], &[("RSHMEM_COLL_CHECK", "1")]);
+    }
 }

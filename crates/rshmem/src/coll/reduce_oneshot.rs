@@ -15,6 +15,15 @@
 //! its slot of every member's staging set with its arrival count (one signalled put
 //! each), then combines all `n` slots from its own memory, in team-rank order (the same
 //! bits as the pulled form).
+//!
+//! Larger contributions over the network go the same way in rounds
+//! ([`pushed_rounds`]): each round pushes a piece of every contribution small enough
+//! for all `n` pieces to fit one staging set, rounds using the two sets in turn. No
+//! round needs a wait of its own for space: a member pushes round `r + 1` (into the set
+//! of round `r - 1`) only after every member's round-`r` push has reached it, and each
+//! member sends that push only after it has combined round `r - 1`. Even and odd rounds
+//! count their pushes on separate ARRIVE counters, since a member may receive a peer's
+//! round `r + 1` before another peer's round `r`.
 
 use super::combine::{combine_from, combine_pieces};
 use super::session::Session;
@@ -26,8 +35,11 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
     let nbytes = count * sz;
-    if !s.mapped() && inbox_part(n) > 0 && nbytes.saturating_mul(n) <= STAGE_SET {
-        return pushed::<T>(s, dest, src, count, op);
+    if !s.mapped() && inbox_part(n) > 0 {
+        if nbytes.saturating_mul(n) <= STAGE_SET {
+            return pushed::<T>(s, dest, src, count, op);
+        }
+        return pushed_rounds::<T>(s, dest, src, count, op);
     }
     let members: Vec<usize> = (0..n).collect();
     if nbytes <= STAGE_SET {
@@ -96,4 +108,31 @@ fn pushed<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: us
     let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, slot(i))).collect();
     let s: &Session<'_> = s;
     combine_from::<T>(s, &sources, count, op, |at, piece| s.put_mine(dest + at * sz, piece))
+}
+
+/// The network form for contributions larger than a staging set holds for all members
+/// (see the module documentation).
+fn pushed_rounds<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
+    let (me, n) = (s.me(), s.n());
+    let sz = std::mem::size_of::<T>();
+    s.enter_all()?;
+    // Every member has entered, so has finished every earlier call: both sets are free.
+    let stage = s.stage_all()?;
+    let per = (STAGE_SET / (n * sz)).max(1);
+    let rounds = count.div_ceil(per);
+    for r in 0..rounds {
+        let (lo, parity) = (r * per, r % 2);
+        let len = per.min(count - lo);
+        let slot = |i: usize| stage + parity * STAGE_SET + i * per * sz;
+        for d in 1..n {
+            s.push_arrive_on((me + d) % n, slot(me), src + lo * sz, len * sz, parity)?;
+        }
+        s.wait_arrivals_on(parity, n as u64 - 1)?;
+        // This PE's own piece is read from its source: in place, the result of this round
+        // lands on source elements no later round reads.
+        let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, if i == me { src + lo * sz } else { slot(i) })).collect();
+        let s: &Session<'_> = s;
+        combine_from::<T>(s, &sources, len, op, |at, piece| s.put_mine(dest + (lo + at) * sz, piece))?;
+    }
+    Ok(())
 }

@@ -622,15 +622,27 @@ impl<'a> Session<'a> {
     /// over the network it costs no round trip (the fence before it keeps it behind the
     /// push, and the member waits for the count).
     pub(crate) fn arrive(&self, i: usize) -> Result<()> {
+        self.arrive_on(i, 0)
+    }
+
+    /// [`Session::arrive`] on ARRIVE counter `c` (0 or 1).
+    fn arrive_on(&self, i: usize, c: usize) -> Result<()> {
         let pe = self.pe(i);
-        self.rt.to(pe).signal_post(pe, self.slot + SLOT_ARRIVE, 8, AmoOp::FetchAdd, 1)
+        self.rt.to(pe).signal_post(pe, self.slot + SLOT_ARRIVE + 8 * c, 8, AmoOp::FetchAdd, 1)
     }
 
     /// Waits for `k` more pushes into this PE.
     pub(crate) fn wait_arrivals(&mut self, k: u64) -> Result<()> {
-        self.state.arrivals += k;
-        let target = self.state.arrivals;
-        self.wait(self.me(), SLOT_ARRIVE, |v| Ok(v >= target), || format!("{k} peers to write their blocks into this PE"))
+        self.wait_arrivals_on(0, k)
+    }
+
+    /// Waits for `k` more pushes counted on ARRIVE counter `c` (0 or 1): forms of several
+    /// rounds count even and odd rounds apart, so that a peer already a round ahead
+    /// cannot make up the count of a round whose pushes have not all landed.
+    pub(crate) fn wait_arrivals_on(&mut self, c: usize, k: u64) -> Result<()> {
+        self.state.arrivals[c] += k;
+        let target = self.state.arrivals[c];
+        self.wait(self.me(), SLOT_ARRIVE + 8 * c, |v| Ok(v >= target), || format!("{k} peers to write their blocks into this PE"))
     }
 
     /// Says that this PE signals member `i`'s STEP_IN word (ring gather): should it fail
@@ -826,16 +838,21 @@ impl<'a> Session<'a> {
     /// data. Over the network both go as one signalled put where they fit one
     /// ([`Transport::signal_put`](crate::transport::Transport::signal_put)).
     pub(crate) fn push_arrive(&self, i: usize, dst_off: usize, src_off: usize, len: usize) -> Result<()> {
+        self.push_arrive_on(i, dst_off, src_off, len, 0)
+    }
+
+    /// [`Session::push_arrive`] counted on ARRIVE counter `c` (0 or 1).
+    pub(crate) fn push_arrive_on(&self, i: usize, dst_off: usize, src_off: usize, len: usize, c: usize) -> Result<()> {
         let pe = self.pe(i);
         let t = self.rt.to(pe);
         if t.caps().mapped || len == 0 {
             self.copy(i, dst_off, self.me(), src_off, len)?;
             self.fence(i)?;
-            return self.arrive(i);
+            return self.arrive_on(i, c);
         }
         let mut data = vec![0u8; len];
         self.get(self.me(), src_off, &mut data)?;
-        t.signal_put(pe, dst_off, &data, self.slot + SLOT_ARRIVE, AmoOp::FetchAdd, 1)
+        t.signal_put(pe, dst_off, &data, self.slot + SLOT_ARRIVE + 8 * c, AmoOp::FetchAdd, 1)
     }
 
     /// Waits until member `i` has announced its entry into this collective

@@ -56,7 +56,8 @@ pub const SLOT_BARRIER: usize = 0;
 pub const SLOT_PROGRESS: usize = 512;
 /// Offset in a team slot of the CONSUMED word.
 pub const SLOT_CONSUMED: usize = 576;
-/// Offset in a team slot of the ARRIVE counter.
+/// Offset in a team slot of the ARRIVE counters: two u64 words, pushes into this PE
+/// counted apart by the parity of their round (one word for single-round forms).
 pub const SLOT_ARRIVE: usize = 640;
 /// Offset in a team slot of the ring STEP_IN word.
 pub const SLOT_STEP_IN: usize = 704;

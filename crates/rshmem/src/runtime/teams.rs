@@ -51,8 +51,8 @@ pub struct TeamConfig {
 pub(crate) struct TeamCollState {
     /// Collectives started on the team.
     pub(crate) seq: u64,
-    /// Pushes this PE has waited for so far (its ARRIVE counter only grows).
-    pub(crate) arrivals: u64,
+    /// Pushes this PE has waited for so far, per ARRIVE counter (each only grows).
+    pub(crate) arrivals: [u64; 2],
     /// Collective that last published each staging set (0: never).
     pub(crate) stage_seq: [u64; 2],
     /// Per member: the latest collective this PE saw the member publish a step of (0:

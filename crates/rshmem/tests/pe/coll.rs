@@ -14,7 +14,8 @@
 //! `alltoalls`, `reduce.TYPE.OP` (every operator of every type of the reduction table),
 //! `reduce_scatter`, `scan`, `typed.COLLECTIVE` (the `Sym<T>` forms), and with
 //! `expect-hier` the `hier.*` checks of the decision tree (`expect-push`: `push.plan`, small
-//! collectives pushed into inboxes).
+//! collectives pushed into inboxes; `expect-rounds`: `rounds.plan`, a 64 KiB all-reduce
+//! one-shot, pushed in rounds, on a world whose pairs all go through the network).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -503,6 +504,10 @@ fn run(ctx: &Ctx, ck: &mut Check, args: &[String]) -> Result<()> {
         let push =
             (p.broadcast, p.fcollect, p.reduce) == (rshmem::coll::BroadcastAlgo::Push, rshmem::coll::GatherAlgo::Push, ReduceAlgo::Push);
         ck.ok("push.plan", push, format!("8-byte broadcast, fcollect and all-reduce pushed into inboxes; the plan is {p:?}"));
+    }
+    if args.iter().any(|a| a == "expect-rounds") {
+        let p = ctx.coll_plan(Team::WORLD, 64 << 10)?;
+        ck.ok("rounds.plan", p.reduce == ReduceAlgo::OneShot, format!("64 KiB all-reduce one-shot over the network; the plan is {p:?}"));
     }
     let big = !args.iter().any(|a| a == "small");
     // Buffers big enough for 1 MiB per PE gathered from every PE.
