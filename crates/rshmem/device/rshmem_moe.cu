@@ -1,15 +1,14 @@
 // Kernels of `rshmem::moe` (compiled at run time with NVRTC; see rshmem_moe.cuh for the
-// buffer layout and the protocol). Launched in stream order: dispatch: [quantize,] dispatch;
+// buffer layout and the protocol). Launched in stream order: dispatch: [quantize,] dispatch, or
+// dispatch_fp8 alone (FP8 in one pass);
 // combine: [combine_send (push), signal_all (push, or PEs sharing the GPU), wait (PEs sharing
 // the GPU),] combine_reduce. Kernel boundaries, or a grid's last block after every block
 // fenced its writes, order each PE's puts before the atomics that publish them.
 #include "rshmem_moe.cuh"
 
 // Dispatch in one grid: a warp per (token, k), grid-stride (`rows`/`scales` as in
-// rshmemx_moe_dispatch_warp); then the grid's last block publishes one count per expert
-// (after every block's puts), waits for every local expert's sources, and copies the
-// counts and the 4 status words (recv_count[0..L+4]) to `host_out` (host memory the host
-// reads after the grid; null: the host reads recv_count). `grid_done` counts the blocks (0
+// rshmemx_moe_dispatch_warp); then rshmemx_moe_dispatch_finish (the grid's last block
+// publishes the counts and waits for the sources). `grid_done` counts the blocks (0
 // between grids).
 extern "C" __global__ void rshmem_moe_dispatch(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
                                                const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts, int local_experts,
@@ -23,13 +22,27 @@ extern "C" __global__ void rshmem_moe_dispatch(const char* rows, int row_bytes, 
     for (long long p = warp; p < pairs; p += warps)
         rshmemx_moe_dispatch_warp(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_rows,
                                   recv_scales, recv_meta, counters, sent, status, slot_of);
-    if (!rshmemx_moe_last_block(grid_done)) return;
-    for (int e = threadIdx.x; e < n_experts; e += blockDim.x) rshmemx_moe_publish_count(l, e, sent, expert_done);
-    for (int le = threadIdx.x; le < local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
-    __syncthreads();
-    if (host_out)
-        for (int i = threadIdx.x; i < local_experts + 4; i += blockDim.x) ((volatile int*)host_out)[i] = ((volatile int*)recv_count)[i];
-    __threadfence_system();
+    rshmemx_moe_dispatch_finish(l, sent, expert_done, counters, recv_count, grid_done, host_out);
+}
+
+// FP8 dispatch in one pass, where every PE's heap is mapped: a warp per token quantizes
+// its row once (the values and scales of rshmem_moe_quantize, bit for bit) and stores each
+// piece straight into the received rows of every expert the token chose, through the
+// mappings (rshmemx_moe_dispatch_fp8_warp); then the grid's last block publishes and waits
+// as rshmem_moe_dispatch does.
+extern "C" __global__ void rshmem_moe_dispatch_fp8(const rshmem_bf16_bits* x, const int* topk_idx, const float* topk_w, int n_tokens,
+                                                   int hidden, int top_k, int n_experts, int local_experts, int capacity,
+                                                   unsigned char* recv_q, float* recv_s, int* recv_meta, int* counters, int* sent,
+                                                   int* slot_of, rshmem_u64* expert_done, int* recv_count, unsigned* grid_done,
+                                                   int* host_out) {
+    const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
+    int* status = recv_count + local_experts;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long t = warp; t < n_tokens; t += warps)
+        for (int k0 = 0; k0 < top_k; k0 += 32)
+            rshmemx_moe_dispatch_fp8_warp(l, x, topk_idx, topk_w, (int)t, k0, recv_q, recv_s, recv_meta, counters, sent, status, slot_of);
+    rshmemx_moe_dispatch_finish(l, sent, expert_done, counters, recv_count, grid_done, host_out);
 }
 
 // FP8 dispatch's first step: a warp per group of 128 values, grid-stride.

@@ -147,6 +147,88 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layo
     __syncwarp();
 }
 
+// FP8 dispatch of token t's choices k0 .. k0 + 31 by one warp (every lane calls it with the
+// same arguments), every expert's PE mapped. Lane j reserves choice k0 + j's slot, writes its
+// metadata and finds its rows on the expert's PE; then the warp walks the token 512 values
+// at a time, 16 per lane (a group of 128 values is 8 lanes): loads them, quantizes them
+// as rshmemx_moe_quantize_group_warp does (the same amax, the same operations per value),
+// and stores the 16 bytes, and the group's scale, into every reserved row.
+__device__ __forceinline__ void rshmemx_moe_dispatch_fp8_warp(const rshmemx_moe_layout& l, const rshmem_bf16_bits* x, const int* topk_idx,
+                                                              const float* topk_w, int t, int k0, unsigned char* recv_q, float* recv_s,
+                                                              int* recv_meta, int* counters, int* sent, int* status, int* slot_of) {
+    const unsigned lane = threadIdx.x & 31u;
+    const int k = k0 + (int)lane;
+    const int groups = l.hidden / 128;
+    unsigned char* q_row = 0;
+    float* s_row = 0;
+    if (k < l.top_k) {
+        const long long tk = (long long)t * l.top_k + k;
+        const int e = topk_idx[tk];
+        if (e >= l.n_experts) {
+            atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
+        } else if (e >= 0) {
+            const int dst = e / l.local_experts;
+            const int le = e % l.local_experts;
+            const int slot = rshmem_int_atomic_fetch_add(&counters[le], 1, dst);
+            atomicAdd(&sent[e], 1);
+            if (slot >= l.capacity) {
+                atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
+            } else {
+                if (slot_of) slot_of[tk] = slot;
+                const long long row = (long long)le * l.capacity + slot;
+                q_row = (unsigned char*)rshmem_ptr(recv_q + row * l.hidden, dst);
+                s_row = (float*)rshmem_ptr(recv_s + row * groups, dst);
+                if (!q_row || !s_row)
+                    rshmemi_fail("moe::dispatch (fp8, one pass)", "the expert's PE is not mapped", dst, (rshmem_u64)(recv_q + row * l.hidden), 0);
+                int* m = recv_meta + row * 4;
+                rshmem_int_p(m + 0, rshmem_my_pe(), dst);
+                rshmem_int_p(m + 1, t, dst);
+                rshmem_int_p(m + 2, k, dst);
+                rshmem_int_p(m + 3, __float_as_int(topk_w[tk]), dst);
+            }
+        }
+    }
+    const unsigned rows = __ballot_sync(0xffffffffu, q_row != 0);
+    const rshmem_bf16_bits* xr = x + (long long)t * l.hidden;
+    for (int g0 = 0; g0 < groups; g0 += 4) {
+        const int g = g0 + (int)(lane >> 3);
+        const int at = g * 128 + (int)(lane & 7u) * 16;
+        const bool on = g < groups;
+        float v[16];
+        float amax = 0.0f;
+        if (on) {
+            const uint4 a = ((const uint4*)(xr + at))[0], b = ((const uint4*)(xr + at))[1];
+            const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                v[2 * i] = __uint_as_float(w[i] << 16);
+                v[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+            }
+#pragma unroll
+            for (int i = 0; i < 16; i++) amax = fmaxf(amax, fabsf(v[i]));
+        }
+        for (int o = 4; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+        const float inv = amax > 0.0f ? __fdiv_rn(448.0f, amax) : 0.0f;
+        const float scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 0.0f;
+        uint4 q = {0u, 0u, 0u, 0u};
+        if (on) {
+            unsigned* qw = (unsigned*)&q;
+#pragma unroll
+            for (int i = 0; i < 16; i++) qw[i / 4] |= (unsigned)rshmemx_float_to_e4m3(__fmul_rn(v[i], inv)) << (8 * (i % 4));
+        }
+        for (unsigned m = rows; m; m &= m - 1u) {
+            const int j = __ffs(m) - 1;
+            unsigned char* qr = (unsigned char*)__shfl_sync(0xffffffffu, (unsigned long long)q_row, j);
+            float* sr = (float*)__shfl_sync(0xffffffffu, (unsigned long long)s_row, j);
+            if (on) {
+                *(uint4*)(qr + at) = q;
+                if ((lane & 7u) == 0) sr[g] = scale;
+            }
+        }
+    }
+    __syncwarp();
+}
+
 // After every dispatch put of this PE is complete: one atomic per expert publishes this
 // PE's count to the expert's PE (thread scope; call for each expert once).
 __device__ __forceinline__ void rshmemx_moe_publish_count(const rshmemx_moe_layout& l, int e, int* sent, rshmem_u64* expert_done) {
@@ -240,6 +322,23 @@ __device__ __forceinline__ bool rshmemx_moe_last_block(unsigned* counter) {
     __syncthreads();
     if (last) __threadfence_system();
     return last;
+}
+
+// Dispatch's end, called by every thread of the grid after its warps' puts: the grid's
+// last block publishes one count per expert (after every block's puts), waits for every
+// local expert's sources, and copies the counts and the 4 status words
+// (recv_count[0..L+4]) to `host_out` (host memory the host reads after the grid; null: the
+// host reads recv_count).
+__device__ __forceinline__ void rshmemx_moe_dispatch_finish(const rshmemx_moe_layout& l, int* sent, rshmem_u64* expert_done, int* counters,
+                                                            int* recv_count, unsigned* grid_done, int* host_out) {
+    int* status = recv_count + l.local_experts;
+    if (!rshmemx_moe_last_block(grid_done)) return;
+    for (int e = threadIdx.x; e < l.n_experts; e += blockDim.x) rshmemx_moe_publish_count(l, e, sent, expert_done);
+    for (int le = threadIdx.x; le < l.local_experts; le += blockDim.x) rshmemx_moe_wait_expert(l, le, expert_done, counters, recv_count, status);
+    __syncthreads();
+    if (host_out)
+        for (int i = threadIdx.x; i < l.local_experts + 4; i += blockDim.x) ((volatile int*)host_out)[i] = ((volatile int*)recv_count)[i];
+    __threadfence_system();
 }
 
 #endif  // RSHMEM_MOE_CUH

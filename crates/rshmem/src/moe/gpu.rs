@@ -78,33 +78,38 @@ impl MoeKernels {
         ]
     }
 
-    pub(crate) fn dispatch(&self, _ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
+    pub(crate) fn dispatch(&self, ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
         // The status words start zeroed and combine_reduce clears them after each dispatch.
         let [h, k, e, l, c] = Self::layout(m);
         let h_us = m.cfg.hidden;
-        let (rows, row_bytes, scales, scale_bytes, recv_rows, recv_scales) = if m.cfg.fp8 {
-            let groups = n_tokens * h_us / 128;
-            self.launch(
-                "rshmem_moe_quantize",
-                self.warp_blocks(groups),
-                32 * WARPS_PER_BLOCK,
-                &[a(&m.x), A::I64(groups as i64), a(&m.xq), a(&m.xs)],
-            )?;
-            (a(&m.xq), h_us, a(&m.xs), h_us / 128 * 4, a(&m.recv_q), a(&m.recv_s))
-        } else {
-            (a(&m.x), 2 * h_us, a(&m.x), 0, a(&m.recv_x), a(&m.recv_x))
-        };
-        let blocks = self.warp_blocks(n_tokens * m.cfg.top_k);
+        let one_pass =
+            m.cfg.fp8 && n_tokens >= ctx.rt.config.moe_fp8_one_pass && (0..ctx.n_pes()).all(|pe| ctx.engine_reaches(Engine::Sm, pe));
         // The counts and status words come back through the PE's result memory where they
         // fit (no device-to-host copy), else from recv_count.
         let words = m.local_experts + 4;
         let back = self.gpu.with_results(|out| -> Result<Vec<u32>> {
             let fits = words <= RESULT_WORDS;
-            self.launch(
-                "rshmem_moe_dispatch",
-                blocks,
-                32 * WARPS_PER_BLOCK,
-                &[
+            let host_out = A::U64(if fits { out.device() } else { 0 });
+            let tail = [a(&m.recv_meta), a(&m.counters), a(&m.sent), a(&m.slot_of), a(&m.expert_done), a(&m.recv_count)];
+            let grid_done = A::U64(m.grid_done.addr_of(0) as u64);
+            if one_pass {
+                let head = [a(&m.x), a(&m.topk_idx), a(&m.topk_w), A::I32(n_tokens as i32), h, k, e, l, c, a(&m.recv_q), a(&m.recv_s)];
+                let args: Vec<A> = head.into_iter().chain(tail).chain([grid_done, host_out]).collect();
+                self.launch("rshmem_moe_dispatch_fp8", self.warp_blocks(n_tokens), 32 * WARPS_PER_BLOCK, &args)?;
+            } else {
+                let (rows, row_bytes, scales, scale_bytes, recv_rows, recv_scales) = if m.cfg.fp8 {
+                    let groups = n_tokens * h_us / 128;
+                    self.launch(
+                        "rshmem_moe_quantize",
+                        self.warp_blocks(groups),
+                        32 * WARPS_PER_BLOCK,
+                        &[a(&m.x), A::I64(groups as i64), a(&m.xq), a(&m.xs)],
+                    )?;
+                    (a(&m.xq), h_us, a(&m.xs), h_us / 128 * 4, a(&m.recv_q), a(&m.recv_s))
+                } else {
+                    (a(&m.x), 2 * h_us, a(&m.x), 0, a(&m.recv_x), a(&m.recv_x))
+                };
+                let head = [
                     rows,
                     A::I32(row_bytes as i32),
                     scales,
@@ -119,16 +124,10 @@ impl MoeKernels {
                     c,
                     recv_rows,
                     recv_scales,
-                    a(&m.recv_meta),
-                    a(&m.counters),
-                    a(&m.sent),
-                    a(&m.slot_of),
-                    a(&m.expert_done),
-                    a(&m.recv_count),
-                    A::U64(m.grid_done.addr_of(0) as u64),
-                    A::U64(if fits { out.device() } else { 0 }),
-                ],
-            )?;
+                ];
+                let args: Vec<A> = head.into_iter().chain(tail).chain([grid_done, host_out]).collect();
+                self.launch("rshmem_moe_dispatch", self.warp_blocks(n_tokens * m.cfg.top_k), 32 * WARPS_PER_BLOCK, &args)?;
+            }
             self.gpu.synchronize()?;
             if !fits {
                 return Ok(m.recv_count.to_vec()?.into_iter().map(|v| v as u32).collect());
