@@ -9,16 +9,16 @@
 //! writing its result over its source).
 //!
 //! Over the network (members not mapped, teams of up to 16) reading a member's staging
-//! costs a round trip per piece, so contributions that fit the staging set together are
-//! pushed instead: once every member has entered (announced through the inboxes, so
-//! every member's set of this call is free), each member writes its contribution into
-//! its slot of every member's staging set with its arrival count (one signalled put
-//! each), then combines all `n` slots from its own memory, in team-rank order (the same
-//! bits as the pulled form).
+//! costs a round trip per piece, so contributions are pushed instead ([`pushed`]): once
+//! every member has entered (announced through the inboxes, so every member's sets are
+//! free), each member writes its contribution into its slot of every member's staging set
+//! with its arrival count (one signalled put each), then combines its own source and the
+//! other `n - 1` slots from its own memory, in team-rank order (the same bits as the
+//! pulled form).
 //!
-//! Larger contributions over the network go the same way in rounds
-//! ([`pushed_rounds`]): each round pushes a piece of every contribution small enough
-//! for all `n` pieces to fit one staging set, rounds using the two sets in turn. No
+//! Contributions that do not fit one staging set together go the same way in rounds:
+//! each round pushes a piece of every contribution small enough for all `n` pieces to
+//! fit one set, rounds using the two sets in turn. No
 //! round needs a wait of its own for space: a member pushes round `r + 1` (into the set
 //! of round `r - 1`) only after every member's round-`r` push has reached it, and each
 //! member sends that push only after it has combined round `r - 1`. Even and odd rounds
@@ -36,10 +36,7 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     let sz = std::mem::size_of::<T>();
     let nbytes = count * sz;
     if !s.mapped() && inbox_part(n) > 0 {
-        if nbytes.saturating_mul(n) <= STAGE_SET {
-            return pushed::<T>(s, dest, src, count, op);
-        }
-        return pushed_rounds::<T>(s, dest, src, count, op);
+        return pushed::<T>(s, dest, src, count, op);
     }
     let members: Vec<usize> = (0..n).collect();
     if nbytes <= STAGE_SET {
@@ -90,36 +87,18 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     Ok(())
 }
 
-/// The network form (see the module documentation).
+/// The network form (see the module documentation): one round where all `n`
+/// contributions fit one staging set (this call's own set), else rounds through both sets
+/// in turn.
 fn pushed<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
-    let nbytes = count * sz;
     s.enter_all()?;
-    // Every member has entered, so has finished every earlier call: the set is free on
-    // all of them (acquiring it here only records this call as its last user).
-    let stage = s.stage_set(s.own_set())?;
-    let slot = |i: usize| stage + i * nbytes;
-    s.copy(me, slot(me), me, src, nbytes)?;
-    for d in 1..n {
-        s.push_arrive((me + d) % n, slot(me), src, nbytes)?;
-    }
-    s.wait_arrivals(n as u64 - 1)?;
-    let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, slot(i))).collect();
-    let s: &Session<'_> = s;
-    combine_from::<T>(s, &sources, count, op, |at, piece| s.put_mine(dest + at * sz, piece))
-}
-
-/// The network form for contributions larger than a staging set holds for all members
-/// (see the module documentation).
-fn pushed_rounds<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
-    let (me, n) = (s.me(), s.n());
-    let sz = std::mem::size_of::<T>();
-    s.enter_all()?;
-    // Every member has entered, so has finished every earlier call: both sets are free.
-    let stage = s.stage_all()?;
     let per = (STAGE_SET / (n * sz)).max(1);
-    let rounds = count.div_ceil(per);
+    let rounds = count.div_ceil(per).max(1);
+    // Every member has entered, so has finished every earlier call: the sets are free on
+    // all of them (acquiring them here only records this call as their last user).
+    let stage = if rounds == 1 { s.stage_set(s.own_set())? } else { s.stage_all()? };
     for r in 0..rounds {
         let (lo, parity) = (r * per, r % 2);
         let len = per.min(count - lo);
@@ -128,7 +107,7 @@ fn pushed_rounds<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, co
             s.push_arrive_on((me + d) % n, slot(me), src + lo * sz, len * sz, parity)?;
         }
         s.wait_arrivals_on(parity, n as u64 - 1)?;
-        // This PE's own piece is read from its source: in place, the result of this round
+        // This PE's own piece is read from its source: in place, the result of a round
         // lands on source elements no later round reads.
         let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, if i == me { src + lo * sz } else { slot(i) })).collect();
         let s: &Session<'_> = s;

@@ -21,6 +21,14 @@ pub(crate) struct MoeKernels {
     sms: u32,
     /// Blocks of combine's reduction that fit on the GPU at once (its every block waits).
     reduce_fit: usize,
+    /// Fewest tokens an FP8 dispatch runs in one pass (`RSHMEM_MOE_FP8_ONE_PASS_TOKENS`),
+    /// `None` where some PE is not mapped (it never does then).
+    one_pass_from: Option<usize>,
+}
+
+/// The first PE this PE's kernels reach only through the proxy, if any.
+fn unmapped_pe(ctx: &Ctx) -> Option<usize> {
+    (0..ctx.n_pes()).find(|&pe| !ctx.engine_reaches(Engine::Sm, pe))
 }
 
 /// Whether a GPU layer's combine pulls (see [`MoeCombine`]); checks that the kernels take
@@ -30,8 +38,7 @@ pub(crate) fn pulls(ctx: &Ctx, cfg: &MoeConfig) -> Result<bool> {
     if cfg.top_k > MAX_GPU_TOP_K {
         return Err(invalid(CALL, "top_k", format!("{} is more than the {MAX_GPU_TOP_K} the GPU kernels take", cfg.top_k), ctx.my_pe()));
     }
-    let unmapped = (0..ctx.n_pes()).find(|&pe| !ctx.engine_reaches(Engine::Sm, pe));
-    match (cfg.combine, unmapped) {
+    match (cfg.combine, unmapped_pe(ctx)) {
         (MoeCombine::Push, _) => Ok(false),
         (MoeCombine::Auto, u) => Ok(u.is_none()),
         (MoeCombine::Pull, None) => Ok(true),
@@ -49,11 +56,12 @@ fn a<T: SymType>(s: &Sym<T>) -> A {
 }
 
 impl MoeKernels {
-    pub(crate) fn new(gpu: &Arc<Gpu>) -> Result<MoeKernels> {
+    pub(crate) fn new(ctx: &Ctx, gpu: &Arc<Gpu>) -> Result<MoeKernels> {
         let module = gpu.compile("rshmem_moe", KERNEL_SOURCE, &[])?;
         let sms = gpu.sm_count()?.max(1) as u32;
         let reduce_fit = module.resident_blocks("rshmem_moe_combine_reduce", REDUCE_THREADS)?;
-        Ok(MoeKernels { module, gpu: gpu.clone(), sms, reduce_fit })
+        let one_pass_from = unmapped_pe(ctx).is_none().then_some(ctx.rt.config.moe_fp8_one_pass);
+        Ok(MoeKernels { module, gpu: gpu.clone(), sms, reduce_fit, one_pass_from })
     }
 
     fn launch(&self, kernel: &str, blocks: u32, threads: u32, args: &[A]) -> Result<()> {
@@ -78,12 +86,11 @@ impl MoeKernels {
         ]
     }
 
-    pub(crate) fn dispatch(&self, ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
+    pub(crate) fn dispatch(&self, _ctx: &Ctx, m: &Moe, n_tokens: usize) -> Result<(Vec<usize>, usize, usize)> {
         // The status words start zeroed and combine_reduce clears them after each dispatch.
         let [h, k, e, l, c] = Self::layout(m);
         let h_us = m.cfg.hidden;
-        let one_pass =
-            m.cfg.fp8 && n_tokens >= ctx.rt.config.moe_fp8_one_pass && (0..ctx.n_pes()).all(|pe| ctx.engine_reaches(Engine::Sm, pe));
+        let one_pass = m.cfg.fp8 && self.one_pass_from.is_some_and(|from| n_tokens >= from);
         // The counts and status words come back through the PE's result memory where they
         // fit (no device-to-host copy), else from recv_count.
         let words = m.local_experts + 4;

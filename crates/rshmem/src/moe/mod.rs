@@ -309,7 +309,7 @@ impl Moe {
             broken: false,
             #[cfg(feature = "cuda")]
             kernels: match ctx.gpu() {
-                Some(g) => Some(gpu::MoeKernels::new(g)?),
+                Some(g) => Some(gpu::MoeKernels::new(ctx, g)?),
                 None => None,
             },
         };
@@ -698,7 +698,7 @@ impl AllToAll {
             timeout: Duration::from_secs(60),
             #[cfg(feature = "cuda")]
             kernels: match ctx.gpu() {
-                Some(g) => Some(gpu::MoeKernels::new(g)?),
+                Some(g) => Some(gpu::MoeKernels::new(ctx, g)?),
                 None => None,
             },
         };
