@@ -134,14 +134,16 @@ fn try_lock(ctx: &Ctx, ck: &mut Check) -> Result<()> {
         ctx.clear_lock(&lock, 0)?;
     }
     ctx.barrier_all()?;
-    // Each PE in turn takes the free lock with test_lock and hands the turn on.
-    ctx.wait_until(&turn, 0, Cmp::Eq, me as u64)?;
+    // Each PE in turn takes the free lock with test_lock and hands the turn on. The turn
+    // word counts the PEs done, by adds: stores of the turn number could arrive out of
+    // order at a third PE (PE 1's "2" after PE 2's "3") and leave it waiting forever.
+    ctx.wait_until(&turn, 0, Cmp::Ge, me as u64)?;
     want("try.free_in_turn", ctx.test_lock(&lock, 0)?, true);
     ctx.clear_lock(&lock, 0)?;
     for q in 0..n {
-        ctx.p(&turn, 0, me as u64 + 1, q)?;
+        ctx.atomic_add(&turn, 0, 1, q)?;
     }
-    ctx.wait_until(&turn, 0, Cmp::Eq, n as u64)?;
+    ctx.wait_until(&turn, 0, Cmp::Ge, n as u64)?;
     ctx.barrier_all()
 }
 
