@@ -16,7 +16,7 @@ use crate::bootstrap::Bootstrap;
 use crate::config::{Config, Forced};
 use crate::error::{Error, Result};
 use crate::heap::SymmetricHeap;
-use crate::transport::notify::{Drive, WaitPolicy};
+use crate::transport::notify::{Drive, SpinLearner, WaitPolicy};
 use crate::transport::{Transport, TransportTable};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -40,6 +40,8 @@ pub(crate) struct Runtime {
     pub(crate) oversubscribed: bool,
     /// Transports this PE's polling waits drive themselves (see `notify::Drive`).
     drive: Vec<Arc<dyn Drive>>,
+    /// How long this PE's waits poll before they sleep, learned from the earlier ones.
+    spin_learner: SpinLearner,
     pub(crate) teams: TeamTable,
     /// Collective algorithms forced by `RSHMEM_COLL_ALGO`.
     pub(crate) forced: Forced,
@@ -115,6 +117,7 @@ impl Runtime {
             transports: p.transports,
             oversubscribed,
             drive,
+            spin_learner: SpinLearner::default(),
             host_of: p.host_of,
             teams: p.teams,
             forced: p.forced,
@@ -154,6 +157,7 @@ impl Runtime {
             warn_after: self.config.wait_warn,
             watcher: &self.watcher,
             drive: &self.drive,
+            learner: &self.spin_learner,
         }
     }
 
