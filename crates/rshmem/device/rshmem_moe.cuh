@@ -87,6 +87,26 @@ __device__ __forceinline__ float rshmemx_e4m3_to_float(unsigned char c) {
     return (c & 0x80u) ? -v : v;
 }
 
+// Four values to e4m3, packed little-endian (v[0] in the low byte): the same bytes as
+// rshmemx_float_to_e4m3 on each. From sm_89 on, the GPU's conversion instruction
+// (round to nearest even, saturating to +-448, as that function does) does two at a time;
+// only its NaN may differ in sign, so a NaN becomes 0x7f here as there.
+__device__ __forceinline__ unsigned rshmemx_e4m3x4(const float* v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    unsigned short lo, hi;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(lo) : "f"(v[1]), "f"(v[0]));
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(hi) : "f"(v[3]), "f"(v[2]));
+    unsigned r = (unsigned)lo | ((unsigned)hi << 16);
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        if (v[i] != v[i]) r = (r & ~(0xffu << (8 * i))) | (0x7fu << (8 * i));
+    return r;
+#else
+    return (unsigned)rshmemx_float_to_e4m3(v[0]) | ((unsigned)rshmemx_float_to_e4m3(v[1]) << 8) |
+           ((unsigned)rshmemx_float_to_e4m3(v[2]) << 16) | ((unsigned)rshmemx_float_to_e4m3(v[3]) << 24);
+#endif
+}
+
 // One warp quantizes one group of 128 bf16 values (4 per lane): scale = amax / 448, the
 // values become e4m3(x * (448 / amax)); an all-zero group gets scale 0 and zeros.
 __device__ __forceinline__ void rshmemx_moe_quantize_group_warp(const rshmem_bf16_bits* x, unsigned char* q, float* scale) {
@@ -212,9 +232,9 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_fp8_warp(const rshmemx_moe_
         const float scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 0.0f;
         uint4 q = {0u, 0u, 0u, 0u};
         if (on) {
-            unsigned* qw = (unsigned*)&q;
 #pragma unroll
-            for (int i = 0; i < 16; i++) qw[i / 4] |= (unsigned)rshmemx_float_to_e4m3(__fmul_rn(v[i], inv)) << (8 * (i % 4));
+            for (int i = 0; i < 16; i++) v[i] = __fmul_rn(v[i], inv);
+            q = make_uint4(rshmemx_e4m3x4(v), rshmemx_e4m3x4(v + 4), rshmemx_e4m3x4(v + 8), rshmemx_e4m3x4(v + 12));
         }
         for (unsigned m = rows; m; m &= m - 1u) {
             const int j = __ffs(m) - 1;

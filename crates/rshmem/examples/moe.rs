@@ -58,6 +58,9 @@ struct Case {
     tight_capacity: bool,
     /// FP8 dispatch (e4m3, one scale per 128 values).
     fp8: bool,
+    /// Token values chosen for quantization's edge cases instead of random ones (see
+    /// [`edge_value`]).
+    edge_values: bool,
     /// Rounds on one layer (each checks that the one before reset its counters).
     rounds: usize,
 }
@@ -69,6 +72,23 @@ struct Input {
     w: Vec<f32>,
 }
 
+/// Value `i` of a token stream whose groups of 128 put e4m3 quantization at its edges:
+/// each group's first value (+-1) is its largest, so the scale is exactly 1/448 and value
+/// p of the group becomes p * m * 448 / 2^16 (m = 1, 37 or 512 by group): results in
+/// e4m3's subnormal range with exact ties (p * 3.5 subnormal steps for m = 1), across
+/// the normal range (m = 512), signs alternating by group, one group of zeros with a
+/// negative zero, and one whole group of zeros (scale 0).
+fn edge_value(i: usize) -> u16 {
+    let (g, p) = (i / 128, i % 128);
+    let sign = if g % 2 == 1 { -1.0f32 } else { 1.0 };
+    match g % 5 {
+        4 => 0,
+        3 => [0x8000, 0][p % 2],
+        _ if p == 0 => f32_to_bf16(sign),
+        m => f32_to_bf16(sign * p as f32 * [1.0, 37.0, 512.0, 1.0][m] / 65536.0),
+    }
+}
+
 fn n_tokens(c: &Case, pe: usize) -> usize {
     c.tokens.saturating_sub(pe * c.uneven)
 }
@@ -76,7 +96,16 @@ fn n_tokens(c: &Case, pe: usize) -> usize {
 fn input(c: &Case, case_no: usize, round: usize, pe: usize) -> Input {
     let n = n_tokens(c, pe);
     let mut r = Rng(((case_no as u64) << 40) ^ ((round as u64) << 32) ^ (pe as u64 * 7919 + 1));
-    let x = (0..n * c.hidden).map(|i| f32_to_bf16(((r.next() >> 40) % 509) as f32 / 64.0 - 4.0 + (i % 3) as f32 / 128.0)).collect();
+    let x = (0..n * c.hidden)
+        .map(|i| {
+            let random = ((r.next() >> 40) % 509) as f32 / 64.0 - 4.0 + (i % 3) as f32 / 128.0;
+            if c.edge_values {
+                edge_value(i + pe * 128 * 5)
+            } else {
+                f32_to_bf16(random)
+            }
+        })
+        .collect();
     let mut idx = Vec::with_capacity(n * c.top_k);
     for _ in 0..n {
         let mut chosen: Vec<i32> = Vec::new();
@@ -265,6 +294,7 @@ fn cases(n: usize) -> Vec<Case> {
         uneven,
         tight_capacity: false,
         fp8: false,
+        edge_values: false,
         rounds: 2,
     };
     vec![
@@ -297,6 +327,11 @@ fn cases(n: usize) -> Vec<Case> {
         Case {
             fp8: true,
             ..c("fp8_random_top8", "FP8 dispatch, random top-8", 20, 256, 8, e(16usize.div_ceil(n).max(4)), Routing::Random, 0)
+        },
+        Case {
+            fp8: true,
+            edge_values: true,
+            ..c("fp8_edge_values", "FP8 dispatch of values at quantization's edges", 12, 640, 4, e(4), Routing::Random, 0)
         },
         Case {
             fp8: true,
@@ -381,6 +416,7 @@ fn bench_one(ctx: &Ctx, tokens: usize, hidden: usize, iters: usize, fp8: bool, c
         uneven: 0,
         tight_capacity: false,
         fp8: false,
+        edge_values: false,
         rounds: 1,
     };
     let inp = input(&c, 99, 0, me);
