@@ -241,11 +241,6 @@ impl SpinLearner {
         };
         self.polls.store(next, Ordering::Relaxed);
     }
-
-    /// Polls the next wait of a PE with a CPU of its own spins first (0 until it learned).
-    pub fn learned(&self) -> u32 {
-        self.polls.load(Ordering::Relaxed)
-    }
 }
 
 /// Polls between yields of an oversubscribed PE. A PE with a CPU of its own never
@@ -435,7 +430,7 @@ mod tests {
         let (l, w) = (SpinLearner::default(), Watcher::default());
         let p = policy(&l, &w, true);
         l.learn(&p, Duration::ZERO, 4);
-        assert_eq!(l.learned(), 0);
+        assert_eq!(l.polls.load(Ordering::Relaxed), 0, "nothing learned");
         assert_eq!(l.first_spin(&p), 100);
         assert_eq!(respin_first(&p), RESPIN_FIRST);
         // What a dedicated PE learned does not leak into an oversubscribed policy.
