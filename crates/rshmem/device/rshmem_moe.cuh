@@ -179,6 +179,17 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_fp8_warp(const rshmemx_moe_
     const unsigned lane = threadIdx.x & 31u;
     const int k = k0 + (int)lane;
     const int groups = l.hidden / 128;
+    // A lane's 16 values of a piece of 4 groups: group g0 + lg, from value lo. The row is
+    // read ahead one piece (the first before the slots are reserved, each next one before
+    // this one is quantized and stored), so a warp always has a load in flight.
+    const rshmem_bf16_bits* xr = x + (long long)t * l.hidden;
+    const int lg = (int)(lane >> 3), lo = (int)(lane & 7u) * 16;
+    uint4 na = {0u, 0u, 0u, 0u}, nb = {0u, 0u, 0u, 0u};
+    if (lg < groups) {
+        const uint4* p = (const uint4*)(xr + lg * 128 + lo);
+        na = __ldg(p);
+        nb = __ldg(p + 1);
+    }
     unsigned char* q_row = 0;
     float* s_row = 0;
     if (k < l.top_k) {
@@ -209,15 +220,19 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_fp8_warp(const rshmemx_moe_
         }
     }
     const unsigned rows = __ballot_sync(0xffffffffu, q_row != 0);
-    const rshmem_bf16_bits* xr = x + (long long)t * l.hidden;
     for (int g0 = 0; g0 < groups; g0 += 4) {
-        const int g = g0 + (int)(lane >> 3);
-        const int at = g * 128 + (int)(lane & 7u) * 16;
+        const int g = g0 + lg;
+        const int at = g * 128 + lo;
         const bool on = g < groups;
+        const uint4 a = na, b = nb;
+        if (g + 4 < groups) {
+            const uint4* p = (const uint4*)(xr + at + 4 * 128);
+            na = __ldg(p);
+            nb = __ldg(p + 1);
+        }
         float v[16];
         float amax = 0.0f;
         if (on) {
-            const uint4 a = ((const uint4*)(xr + at))[0], b = ((const uint4*)(xr + at))[1];
             const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 #pragma unroll
             for (int i = 0; i < 8; i++) {

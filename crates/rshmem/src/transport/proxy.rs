@@ -334,7 +334,9 @@ impl Inner {
             stage,
             events,
             ce: CopyQueue { stream, in_flight: VecDeque::new(), spare: Vec::new() },
+            spent: StagedTime::default(),
         };
+        let up = Instant::now();
         let mut next = 0u64;
         let mut pending = 0u64;
         let mut marks = Marks::default();
@@ -367,6 +369,7 @@ impl Inner {
                 w.ce.stream.synchronize().map_err(|e| format!("copy-engine copies at stop: {e}"))?;
                 w.ce.retire()?;
                 self.publish(next, &marks, &w.ce);
+                w.spent.report(self.my_pe, up);
                 return Ok(());
             }
             // Spin briefly after activity (requests come in bursts) and while copies are
@@ -462,7 +465,8 @@ impl Inner {
     /// and while one part goes out over the transport the GPU copies the next pieces into
     /// the others.
     fn staged_put(&self, t: &dyn Transport, pe: usize, at: usize, local: u64, len: usize, w: &mut Work) -> Result<()> {
-        let Work { staging, stage, events, .. } = w;
+        let Work { staging, stage, events, spent, .. } = w;
+        let began = Instant::now();
         let piece = STAGING / PIPELINE;
         let mut parts: Vec<&mut [u8]> = staging.chunks_mut(piece).collect();
         let pieces = len.div_ceil(piece);
@@ -480,12 +484,19 @@ impl Inner {
             issue(k, &mut parts)?;
         }
         for k in 0..pieces {
+            let t0 = Instant::now();
             events[k % PIPELINE].wait()?;
+            let t1 = Instant::now();
             t.put(pe, at + k * piece, &parts[k % PIPELINE][..size(k)])?;
+            spent.copy_wait += t1 - t0;
+            spent.transport += t1.elapsed();
             if k + PIPELINE < pieces {
                 issue(k + PIPELINE, &mut parts)?;
             }
         }
+        spent.puts += 1;
+        spent.bytes += len as u64;
+        spent.busy += began.elapsed();
         Ok(())
     }
 
@@ -767,6 +778,44 @@ struct Work<'a> {
     stage: Stream,
     events: Vec<Event>,
     ce: CopyQueue,
+    /// Where the staged puts' time went (logged at debug level when the proxy stops).
+    spent: StagedTime,
+}
+
+/// Where the time of the proxy's staged puts went: waiting for the GPU's copies into the
+/// staging buffer, and in the transport's puts of its parts. Logged when the proxy stops
+/// (`RSHMEM_LOG=debug`), beside the thread's CPU time and its CPUs: a proxy thread that
+/// shares a core with a spinning thread shows a CPU time well below its busy time.
+#[derive(Debug, Default)]
+struct StagedTime {
+    puts: u64,
+    bytes: u64,
+    copy_wait: Duration,
+    transport: Duration,
+    busy: Duration,
+}
+
+impl StagedTime {
+    fn report(&self, pe: usize, since: Instant) {
+        if self.puts == 0 {
+            return;
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let cpu = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        let cpu = Duration::new(cpu.tv_sec as u64, cpu.tv_nsec as u32);
+        tracing::debug!(
+            pe,
+            "GPU proxy: {} staged puts, {:.1} MiB in {:.1} ms (waiting for staging copies {:.1} ms, in transport puts {:.1} ms); thread CPU {:.1} ms of {:.1} ms up, CPUs allowed {:?}",
+            self.puts,
+            self.bytes as f64 / (1 << 20) as f64,
+            ms(self.busy),
+            ms(self.copy_wait),
+            ms(self.transport),
+            ms(cpu),
+            ms(since.elapsed()),
+            crate::bootstrap::binding::allowed_cpus()
+        );
+    }
 }
 
 /// Completion marks of the loop.
