@@ -209,6 +209,28 @@ impl Ctx {
         sym.elements(call, arg, index, 1, pe)
     }
 
+    /// [`Ctx::target`] for elements `index..index + count` of `sym`: (world PE, heap
+    /// offset). The handle's own bounds check (an error names argument `index`) stands in
+    /// for the heap's range check (argument `arg`) while its allocation is known to be
+    /// live ([`Sym::offset_while_live`]).
+    #[inline]
+    pub(crate) fn sym_target<T: SymType>(
+        &self,
+        call: &'static str,
+        arg: &'static str,
+        sym: &Sym<T>,
+        index: usize,
+        count: usize,
+        pe: usize,
+    ) -> Result<(usize, usize)> {
+        let addr = sym.elements(call, "index", index, count, pe)?;
+        let world = self.target_pe(call, pe)?;
+        match sym.offset_while_live(&self.rt, index) {
+            Some(off) => Ok((world, off)),
+            None => Ok((world, self.remote(call, arg, addr, count * std::mem::size_of::<T>(), world)?)),
+        }
+    }
+
     /// Refuses a store (put, updating AMO, signal) through a NOSTORE context.
     #[inline]
     pub(crate) fn check_store(&self, call: &'static str) -> Result<()> {

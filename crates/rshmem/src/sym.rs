@@ -27,13 +27,29 @@ pub struct Sym<T: SymType> {
     pub(crate) rt: Arc<Runtime>,
     addr: usize,
     len: usize,
+    /// Heap offset of element 0 (`None`: not in the heap, which the range checks report).
+    offset: Option<usize>,
+    /// The heap's free count when the handle was made (see [`Sym::offset_while_live`]).
+    frees: u64,
     _t: PhantomData<T>,
 }
 
 impl<T: SymType> Sym<T> {
-    /// The handle on `len` elements at `addr` of `rt`'s heap (an allocation just made).
+    /// The handle on `len` elements at `addr` of `rt`'s heap (an allocation just made, or
+    /// a range just checked to lie inside a live one).
     pub(crate) fn new(rt: Arc<Runtime>, addr: usize, len: usize) -> Sym<T> {
-        Sym { rt, addr, len, _t: PhantomData }
+        let frees = rt.heap.frees();
+        let offset = rt.heap.offset_of(addr);
+        Sym { rt, addr, len, offset, frees, _t: PhantomData }
+    }
+
+    /// Heap offset of element `index` (which [`Sym::elements`] accepted) for an operation
+    /// of `rt`, when the range check may be skipped: the handle belongs to `rt` and no
+    /// allocation has been freed since it was made, so its allocation is still live.
+    #[inline]
+    pub(crate) fn offset_while_live(&self, rt: &Arc<Runtime>, index: usize) -> Option<usize> {
+        let off = self.offset?;
+        (Arc::ptr_eq(&self.rt, rt) && self.rt.heap.frees() == self.frees).then(|| off + index * std::mem::size_of::<T>())
     }
 }
 
@@ -184,7 +200,9 @@ impl<T: SymType> Sym<T> {
         if !addr.is_multiple_of(align) {
             return Err(Error::Misaligned { call: "Sym::view", arg: "byte_offset", addr, align, ty: U::NAME, pe: self.rt.my_pe });
         }
-        Ok(Sym { rt: self.rt.clone(), addr, len, _t: PhantomData })
+        // The view lies inside this handle's allocation, so it is live exactly as long.
+        let offset = self.offset.map(|o| o + byte_offset);
+        Ok(Sym { rt: self.rt.clone(), addr, len, offset, frees: self.frees, _t: PhantomData })
     }
 }
 

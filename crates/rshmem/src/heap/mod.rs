@@ -139,6 +139,9 @@ pub struct SymmetricHeap {
     mapped: Vec<bool>,
     /// The allocations the last range checks found (see [`last_hit`]).
     last_hit: LastHits,
+    /// How many allocations have been freed: a handle made when it read `n` still names
+    /// a live allocation while it reads `n` (see [`SymmetricHeap::frees`]).
+    frees: AtomicU64,
 }
 
 struct HeapState {
@@ -199,6 +202,7 @@ impl SymmetricHeap {
             hook: Mutex::new(None),
             mapped,
             last_hit: LastHits::default(),
+            frees: AtomicU64::new(0),
         };
         heap.add_segment(boot, Segment { offset: 0, len: sys.size })?;
         let first = Segment { offset: sys.size, len: initial_user };
@@ -500,7 +504,17 @@ impl SymmetricHeap {
             pe: self.my_pe,
         })?;
         self.publish(&st);
+        self.frees.fetch_add(1, Ordering::Release);
         Ok(())
+    }
+
+    /// How many allocations this heap has freed so far. Allocations only ever end by a
+    /// free (a resize allocates anew and frees), so a range that lay inside a live
+    /// allocation when this read `n` still does while it reads `n`: typed handles
+    /// ([`crate::Sym`]) skip the range check then.
+    #[inline]
+    pub fn frees(&self) -> u64 {
+        self.frees.load(Ordering::Acquire)
     }
 
     /// Size of the live allocation starting at `addr`.

@@ -33,6 +33,21 @@ impl Ctx {
         self.to(pe).get(pe, off, dest).map_err(|e| e.during(call))
     }
 
+    /// The engine of the typed puts: [`Ctx::put_bytes`] with the handle's checks.
+    #[inline]
+    fn put_elements<T: SymType>(&self, call: &'static str, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
+        self.check_store(call)?;
+        let (pe, off) = self.sym_target(call, "dest", dest, index, src.len(), pe)?;
+        self.to(pe).put(pe, off, bytemuck::cast_slice(src)).map_err(|e| e.during(call))
+    }
+
+    /// The engine of the typed gets: [`Ctx::get_bytes`] with the handle's checks.
+    #[inline]
+    fn get_elements<T: SymType>(&self, call: &'static str, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
+        let (pe, off) = self.sym_target(call, "source", src, index, dest.len(), pe)?;
+        self.to(pe).get(pe, off, bytemuck::cast_slice_mut(dest)).map_err(|e| e.during(call))
+    }
+
     /// Copies `src` to `dest_addr` (a symmetric address) on `pe` (`putmem`).
     pub fn putmem(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
         self.put_bytes("putmem", dest_addr, src, pe)
@@ -127,26 +142,22 @@ impl Ctx {
 
     /// Copies `src` into `dest[index..]` on `pe`.
     pub fn put<T: SymType>(&self, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
-        let addr = dest.elements("put", "index", index, src.len(), pe)?;
-        self.putmem(addr, bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put"))
+        self.put_elements("put", dest, index, src, pe)
     }
 
     /// Non-blocking [`Ctx::put`].
     pub fn put_nbi<T: SymType>(&self, dest: &Sym<T>, index: usize, src: &[T], pe: usize) -> Result<()> {
-        let addr = dest.elements("put_nbi", "index", index, src.len(), pe)?;
-        self.putmem_nbi(addr, bytemuck::cast_slice(src), pe).map_err(|e| rename(e, "put_nbi"))
+        self.put_elements("put_nbi", dest, index, src, pe)
     }
 
     /// Copies `src[index..index + dest.len()]` from `pe` into `dest`.
     pub fn get<T: SymType>(&self, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        let addr = src.elements("get", "index", index, dest.len(), pe)?;
-        self.getmem(bytemuck::cast_slice_mut(dest), addr, pe).map_err(|e| rename(e, "get"))
+        self.get_elements("get", dest, src, index, pe)
     }
 
     /// Non-blocking [`Ctx::get`].
     pub fn get_nbi<T: SymType>(&self, dest: &mut [T], src: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        let addr = src.elements("get_nbi", "index", index, dest.len(), pe)?;
-        self.getmem_nbi(bytemuck::cast_slice_mut(dest), addr, pe).map_err(|e| rename(e, "get_nbi"))
+        self.get_elements("get_nbi", dest, src, index, pe)
     }
 
     /// Writes one element (`p`): a single store of the whole word for word types.
@@ -202,17 +213,6 @@ impl Ctx {
     ) -> Result<()> {
         let addr = src.elements("iget", "index", index, nelems.min(1), pe)?;
         self.igetmem(bytemuck::cast_slice_mut(dest), addr, std::mem::size_of::<T>(), dst_stride, src_stride, nelems, pe)
-    }
-}
-
-pub(crate) fn rename(e: Error, call: &'static str) -> Error {
-    match e {
-        Error::NotSymmetric { arg, addr, base, end, pe, .. } => Error::NotSymmetric { call, arg, addr, base, end, pe },
-        Error::OutOfBounds { arg, addr, len, detail, pe, .. } => Error::OutOfBounds { call, arg, addr, len, detail, pe },
-        Error::PeOutOfRange { arg, pe, n_pes, team, .. } => Error::PeOutOfRange { call, arg, pe, n_pes, team },
-        Error::Misaligned { arg, addr, align, ty, pe, .. } => Error::Misaligned { call, arg, addr, align, ty, pe },
-        Error::InvalidArgument { arg, detail, pe, .. } => Error::InvalidArgument { call, arg, detail, pe },
-        other => other,
     }
 }
 

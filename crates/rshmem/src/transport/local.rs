@@ -34,6 +34,34 @@ impl LocalTransport {
     }
 }
 
+/// `std::ptr::copy` (memmove: the ranges may overlap), with 4 to 16 bytes copied inline
+/// as two loads that may overlap each other, then two stores: the word-sized puts and
+/// gets of the mapped path then skip the call into the C library's memmove (a fifth of
+/// an 8-byte put's time in a profile).
+///
+/// # Safety
+/// As for `std::ptr::copy`: `src` valid for reads and `dst` for writes of `len` bytes.
+#[inline(always)]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY (every block): the caller's promise covers bytes `0..len`; the loads and
+    // stores below touch `0..8` and `len-8..len` (or the 4-byte forms), both inside it,
+    // and every load happens before the first store, so overlapping ranges copy as memmove.
+    match len {
+        8..=16 => unsafe {
+            let (a, b) = (src.cast::<u64>().read_unaligned(), src.add(len - 8).cast::<u64>().read_unaligned());
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(len - 8).cast::<u64>().write_unaligned(b);
+        },
+        4..=7 => unsafe {
+            let (a, b) = (src.cast::<u32>().read_unaligned(), src.add(len - 4).cast::<u32>().read_unaligned());
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(len - 4).cast::<u32>().write_unaligned(b);
+        },
+        // SAFETY: the caller's promise.
+        _ => unsafe { std::ptr::copy(src, dst, len) },
+    }
+}
+
 macro_rules! with_atomic {
     ($self:ident, $width:expr, $addr:expr, |$a:ident, $t:ident| $body:expr) => {
         match $width {
@@ -86,7 +114,7 @@ impl Transport for LocalTransport {
         // SAFETY: `dst..dst+len` lies in PE `pe`'s mapped heap (the heap checked the offset
         // against live allocations, and `addr` against the stride); `src` is a valid slice,
         // and `copy` (memmove) is right even when it overlaps the target.
-        unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
+        unsafe { copy_bytes(src.as_ptr(), dst as *mut u8, src.len()) };
         notify::wake(self.bases[pe]);
         Ok(())
     }
@@ -95,7 +123,7 @@ impl Transport for LocalTransport {
     fn get(&self, pe: usize, offset: usize, dst: &mut [u8]) -> Result<()> {
         let src = self.addr(pe, offset, dst.len());
         // SAFETY: as for put, with the roles swapped; `dst` is a valid mutable slice.
-        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        unsafe { copy_bytes(src as *const u8, dst.as_mut_ptr(), dst.len()) };
         fence(Ordering::Acquire);
         Ok(())
     }
@@ -163,5 +191,26 @@ impl Transport for LocalTransport {
 
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize> {
         (pe < self.bases.len() && offset < self.stride).then(|| self.bases[pe] + offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_bytes;
+
+    #[test]
+    fn copy_bytes_is_memmove_for_every_short_length_and_overlap() {
+        for len in 0..=24usize {
+            for (from, to) in [(0usize, 32usize), (0, 3), (3, 0), (0, 1), (1, 0), (2, 2)] {
+                let init: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37).wrapping_add(11)).collect();
+                let mut want = init.clone();
+                want.copy_within(from..from + len, to);
+                let mut got = init.clone();
+                let p = got.as_mut_ptr();
+                // SAFETY: both ranges lie inside the 64-byte buffer.
+                unsafe { copy_bytes(p.add(from), p.add(to), len) };
+                assert_eq!(got, want, "len {len}, from {from} to {to}");
+            }
+        }
     }
 }

@@ -206,6 +206,26 @@ fn past_an_allocation(ctx: &Ctx, ck: &mut Check, x: &Targets) -> Result<()> {
         |e| matches!(e, Error::OutOfBounds { .. }),
         &[&"putmem:", &"`dest`", &"not inside a live symmetric allocation", &pe(right)],
     );
+    // A typed handle skips the heap's range check only while no allocation has been freed
+    // since it was made: one whose allocation was freed by address (as `shmem_free` may)
+    // is refused, and so is a view of it.
+    let stale = ctx.alloc::<u64>(4)?;
+    let stale_view = stale.view::<u64>(8, 2)?;
+    ctx.free_bytes("free", stale.addr())?;
+    case(
+        ck,
+        "freed_memory.put_through_a_handle_freed_by_address",
+        ctx.put(&stale, 0, &[1u64], right),
+        |e| matches!(e, Error::OutOfBounds { .. }),
+        &[&"put:", &"`dest`", &"not inside a live symmetric allocation", &pe(right)],
+    );
+    case(
+        ck,
+        "freed_memory.get_nbi_through_a_view_of_a_freed_handle",
+        ctx.get_nbi(&mut [0u64; 1], &stale_view, 1, right),
+        |e| matches!(e, Error::OutOfBounds { .. }),
+        &[&"get_nbi:", &"`source`", &"not inside a live symmetric allocation", &pe(right)],
+    );
 
     Ok(())
 }
