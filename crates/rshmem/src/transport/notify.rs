@@ -129,29 +129,34 @@ pub trait Drive: Send + Sync + std::fmt::Debug {
     fn enter(&self);
     /// One round of progress.
     fn drive(&self);
-    /// That thread stops driving (it sleeps, or its wait is over).
-    fn leave(&self);
+    /// That thread stops driving: `to_sleep` when it goes to sleep and leaves the work
+    /// to the transport's thread, false when its wait is over.
+    fn leave(&self, to_sleep: bool);
 }
 
 /// Drives `drivers` for the life of the value ([`Drive::enter`] now, [`Drive::leave`] on
 /// drop, also by an error or a panic).
-struct Driving<'a>(&'a [std::sync::Arc<dyn Drive>]);
+struct Driving<'a> {
+    drivers: &'a [std::sync::Arc<dyn Drive>],
+    /// Set when the poll phase ends unready: the thread goes to sleep next.
+    to_sleep: bool,
+}
 
 impl<'a> Driving<'a> {
     fn new(drivers: &'a [std::sync::Arc<dyn Drive>]) -> Driving<'a> {
         drivers.iter().for_each(|d| d.enter());
-        Driving(drivers)
+        Driving { drivers, to_sleep: false }
     }
 
     #[inline]
     fn round(&self) {
-        self.0.iter().for_each(|d| d.drive());
+        self.drivers.iter().for_each(|d| d.drive());
     }
 }
 
 impl Drop for Driving<'_> {
     fn drop(&mut self) {
-        self.0.iter().for_each(|d| d.leave());
+        self.drivers.iter().for_each(|d| d.leave(self.to_sleep));
     }
 }
 
@@ -294,7 +299,7 @@ fn respin_first(policy: &WaitPolicy<'_>) -> u32 {
 /// policy's transports before each poll; whether it held.
 fn poll(polls: u32, policy: &WaitPolicy<'_>, ready: &mut impl FnMut() -> Result<bool>) -> Result<bool> {
     let oversubscribed = policy.oversubscribed;
-    let driving = Driving::new(policy.drive);
+    let mut driving = Driving::new(policy.drive);
     for i in 0..polls {
         driving.round();
         if ready()? {
@@ -306,6 +311,7 @@ fn poll(polls: u32, policy: &WaitPolicy<'_>, ready: &mut impl FnMut() -> Result<
             std::hint::spin_loop();
         }
     }
+    driving.to_sleep = true;
     Ok(false)
 }
 

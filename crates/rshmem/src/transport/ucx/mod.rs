@@ -29,6 +29,7 @@
 pub mod ffi;
 mod signal;
 pub mod staged;
+mod standby;
 
 use super::notify;
 use super::{AmoOp, Caps, Transport};
@@ -38,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::heap::SegmentHook;
 use ffi::{classify, Started, Ucp};
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -61,8 +62,9 @@ pub(crate) struct Worker {
     pub(crate) my_pe: usize,
     my_base: usize,
     pub(crate) stop: AtomicBool,
-    /// Application threads now driving the worker while they wait for a request.
-    pub(crate) app_waiting: AtomicUsize,
+    /// Application threads now driving the worker while they wait, and the progress
+    /// thread's standing back meanwhile.
+    pub(crate) standby: standby::Standby,
     /// How long a thread keeps polling the worker after activity before it sleeps on the
     /// event descriptor (`RSHMEM_UCX_POLL_US`).
     poll_window: Duration,
@@ -86,15 +88,6 @@ impl Pace {
     /// A wait that starts now.
     pub(crate) fn new() -> Pace {
         Pace { rounds: 0, event: false, last_event: Instant::now() }
-    }
-}
-
-/// Decrements the waiting count when a wait ends (also by a panic).
-pub(crate) struct AppWaitEnd<'a>(pub(crate) &'a AtomicUsize);
-
-impl Drop for AppWaitEnd<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -181,11 +174,11 @@ impl Worker {
     pub(crate) fn run(&self, extra: &dyn Fn() -> u32) {
         let ceiling = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
         let mut last_event = Instant::now();
+        let mut pause = standby::FIRST;
         while !self.stop.load(Ordering::Acquire) {
             // An application thread waiting for a request drives the worker itself;
             // polling beside it would only contend for the worker's lock and a core.
-            if self.app_waiting.load(Ordering::Relaxed) > 0 {
-                std::thread::sleep(Duration::from_micros(20));
+            if self.standby.stand_back(&mut pause) {
                 continue;
             }
             if self.progress() + extra() > 0 {
@@ -213,8 +206,7 @@ impl Worker {
             Started::Done => Ok(()),
             Started::Failed(st) => Err(self.failure(st, what)),
             Started::Request(req) => {
-                self.app_waiting.fetch_add(1, Ordering::Relaxed);
-                let _done = AppWaitEnd(&self.app_waiting);
+                let _driving = self.standby.drive();
                 let mut pace = Pace::new();
                 let mut watch = WaitWatch::new(&self.watcher);
                 let describe = || format!("UCX {} on PE {}", what(), self.my_pe);
@@ -495,7 +487,7 @@ fn open(my_pe: usize, my_base: usize, waits: Waits, features: u64) -> Result<(Wo
         my_pe,
         my_base,
         stop: AtomicBool::new(false),
-        app_waiting: AtomicUsize::new(0),
+        standby: standby::Standby::new(),
         poll_window,
         watcher,
         gate: std::sync::Mutex::new(()),
@@ -867,7 +859,7 @@ impl std::fmt::Debug for Worker {
 /// thread stands back meanwhile (as it does for [`Worker::wait`]).
 impl notify::Drive for Worker {
     fn enter(&self) {
-        self.app_waiting.fetch_add(1, Ordering::Relaxed);
+        self.standby.enter();
     }
 
     #[inline]
@@ -875,8 +867,8 @@ impl notify::Drive for Worker {
         self.progress();
     }
 
-    fn leave(&self) {
-        self.app_waiting.fetch_sub(1, Ordering::Relaxed);
+    fn leave(&self, to_sleep: bool) {
+        self.standby.leave(to_sleep);
     }
 }
 

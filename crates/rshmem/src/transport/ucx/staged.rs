@@ -29,7 +29,7 @@
 //! PE's acknowledgement); it is not ordered with direct requests to the final PE.
 
 use super::ffi;
-use super::{connect, zeroed, AppWaitEnd, Waits, Worker};
+use super::{connect, zeroed, Waits, Worker};
 use crate::bootstrap::status::WaitWatch;
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
@@ -457,8 +457,7 @@ impl Shared {
 
     /// Drives UCX and this PE's requests until `f` has a value (or the hang limit passes).
     fn wait_until<T>(&self, mut f: impl FnMut() -> Option<T>) -> Result<T> {
-        self.w.app_waiting.fetch_add(1, Ordering::Relaxed);
-        let _end = AppWaitEnd(&self.w.app_waiting);
+        let _driving = self.w.standby.drive();
         let mut pace = super::Pace::new();
         let mut watch = WaitWatch::new(&self.w.watcher);
         let describe = || format!("a reply of the staged UCX protocol on PE {}", self.w.my_pe);
