@@ -11,7 +11,7 @@ use crate::runtime::teams::{Team, TeamRef};
 use crate::runtime::Runtime;
 use crate::sym::Sym;
 use crate::transport::Transport;
-use crate::types::SymType;
+use crate::types::{SymType, WordType};
 use std::sync::Arc;
 
 /// A handle on the rshmem runtime: the entry point of every operation.
@@ -223,11 +223,48 @@ impl Ctx {
         count: usize,
         pe: usize,
     ) -> Result<(usize, usize)> {
-        let addr = sym.elements(call, "index", index, count, pe)?;
+        let len = count * std::mem::size_of::<T>();
+        self.sym_offset(call, "index", sym, index, count, pe, |_| true, |addr, world| self.remote(call, arg, addr, len, world))
+    }
+
+    /// [`Ctx::target_word`] for element `index` of `sym` (an error of the handle's bounds
+    /// check names `arg`). While the allocation is known to be live and the word is
+    /// aligned, the handle's check stands in for the heap's; otherwise the heap checks
+    /// the word (and names a misaligned one).
+    #[inline]
+    pub(crate) fn sym_word_target<T: WordType>(
+        &self,
+        call: &'static str,
+        arg: &'static str,
+        sym: &Sym<T>,
+        index: usize,
+        pe: usize,
+    ) -> Result<(usize, usize)> {
+        let aligned = |off: usize| off.is_multiple_of(T::WIDTH);
+        self.sym_offset(call, arg, sym, index, 1, pe, aligned, |addr, world| self.remote_word(call, arg, addr, T::WIDTH, T::NAME, world))
+    }
+
+    /// The handle's bounds check (naming `index_arg`) and target PE, then the heap offset
+    /// it remembers while its allocation is live and `usable` accepts it, else the one
+    /// `checked(address, world PE)` finds.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn sym_offset<T: SymType>(
+        &self,
+        call: &'static str,
+        index_arg: &'static str,
+        sym: &Sym<T>,
+        index: usize,
+        count: usize,
+        pe: usize,
+        usable: impl Fn(usize) -> bool,
+        checked: impl FnOnce(usize, usize) -> Result<usize>,
+    ) -> Result<(usize, usize)> {
+        let addr = sym.elements(call, index_arg, index, count, pe)?;
         let world = self.target_pe(call, pe)?;
-        match sym.offset_while_live(&self.rt, index) {
+        match sym.offset_while_live(&self.rt, index).filter(|&off| usable(off)) {
             Some(off) => Ok((world, off)),
-            None => Ok((world, self.remote(call, arg, addr, count * std::mem::size_of::<T>(), world)?)),
+            None => Ok((world, checked(addr, world)?)),
         }
     }
 

@@ -32,7 +32,7 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::sym::Sym;
 use crate::transport::AmoOp;
-use crate::types::{BitwiseAmo, ExtendedAmo, StandardAmo, WordType};
+use crate::types::{BitwiseAmo, ExtendedAmo, StandardAmo, SymType, WordType};
 
 /// `(dest, index, value, pe)` calls: a Sym form and its address form, fetching or not.
 macro_rules! value_amo {
@@ -41,45 +41,64 @@ macro_rules! value_amo {
         #[doc = "Returns the word's previous value."]
         #[inline]
         pub fn $name<T: $bound>(&self, dest: &Sym<T>, index: usize, value: T, pe: usize) -> Result<T> {
-            self.$addr_name(self.element(stringify!($name), "dest", dest, index, pe)?, value, pe)
+            self.amo_at(stringify!($name), "dest", Word::Elem(dest, index), pe, $op, value, T::from_bits(0))
         }
 
         #[doc = concat!("Address form of [`Ctx::", stringify!($name), "`] (`dest`: a symmetric address of this PE).")]
         #[inline]
         pub fn $addr_name<T: $bound>(&self, dest: usize, value: T, pe: usize) -> Result<T> {
-            self.amo_at(stringify!($name), "dest", dest, pe, $op, value, T::from_bits(0))
+            self.amo_at(stringify!($name), "dest", Word::Addr(dest), pe, $op, value, T::from_bits(0))
         }
     };
     (update $doc:literal, $name:ident, $addr_name:ident, $bound:ident, $op:expr) => {
         #[doc = $doc]
         #[inline]
         pub fn $name<T: $bound>(&self, dest: &Sym<T>, index: usize, value: T, pe: usize) -> Result<()> {
-            self.$addr_name(self.element(stringify!($name), "dest", dest, index, pe)?, value, pe)
+            self.amo_update_at(stringify!($name), Word::Elem(dest, index), pe, $op, value)
         }
 
         #[doc = concat!("Address form of [`Ctx::", stringify!($name), "`] (`dest`: a symmetric address of this PE).")]
         #[inline]
         pub fn $addr_name<T: $bound>(&self, dest: usize, value: T, pe: usize) -> Result<()> {
-            self.amo_update_at(stringify!($name), dest, pe, $op, value)
+            self.amo_update_at(stringify!($name), Word::Addr(dest), pe, $op, value)
         }
     };
     (nbi $blocking:ident, $name:ident, $addr_name:ident, $bound:ident, $op:expr) => {
         #[doc = concat!("Non-blocking [`Ctx::", stringify!($blocking), "`]: the old value lands in `fetch` (in place on return).")]
         #[inline]
         pub fn $name<T: $bound>(&self, fetch: &mut T, dest: &Sym<T>, index: usize, value: T, pe: usize) -> Result<()> {
-            self.$addr_name(fetch, self.element(stringify!($name), "dest", dest, index, pe)?, value, pe)
+            *fetch = self.amo_at(stringify!($name), "dest", Word::Elem(dest, index), pe, $op, value, T::from_bits(0))?;
+            Ok(())
         }
 
         #[doc = concat!("Address form of [`Ctx::", stringify!($name), "`].")]
         #[inline]
         pub fn $addr_name<T: $bound>(&self, fetch: &mut T, dest: usize, value: T, pe: usize) -> Result<()> {
-            *fetch = self.amo_at(stringify!($name), "dest", dest, pe, $op, value, T::from_bits(0))?;
+            *fetch = self.amo_at(stringify!($name), "dest", Word::Addr(dest), pe, $op, value, T::from_bits(0))?;
             Ok(())
         }
     };
 }
 
+/// Where an AMO's target word is named: a symmetric address of this PE (the address
+/// forms, the C ABI), or an element of a handle.
+enum Word<'a, T: SymType> {
+    Addr(usize),
+    Elem(&'a Sym<T>, usize),
+}
+
 impl Ctx {
+    /// (world PE, heap offset) of an AMO's word, checked: an element of a handle goes
+    /// through [`Ctx::sym_word_target`] (the handle's own checks while its allocation is
+    /// live), an address through the heap's range and alignment checks.
+    #[inline]
+    fn word_at<T: WordType>(&self, call: &'static str, arg: &'static str, word: Word<'_, T>, pe: usize) -> Result<(usize, usize)> {
+        match word {
+            Word::Addr(addr) => self.target_word(call, arg, addr, T::WIDTH, T::NAME, pe),
+            Word::Elem(sym, index) => self.sym_word_target(call, arg, sym, index, pe),
+        }
+    }
+
     /// The engine of every AMO: checks (store permission, PE, alignment, range), then
     /// one transport atomic on the target word; returns its previous value.
     #[inline]
@@ -87,7 +106,7 @@ impl Ctx {
         &self,
         call: &'static str,
         arg: &'static str,
-        addr: usize,
+        word: Word<'_, T>,
         pe: usize,
         op: AmoOp,
         operand: T,
@@ -96,7 +115,7 @@ impl Ctx {
         if op != AmoOp::Fetch {
             self.check_store(call)?;
         }
-        let (pe, off) = self.target_word(call, arg, addr, T::WIDTH, T::NAME, pe)?;
+        let (pe, off) = self.word_at(call, arg, word, pe)?;
         Ok(T::from_bits(self.to(pe).amo(pe, off, T::WIDTH, op, operand.to_bits(), compare.to_bits()).map_err(|e| e.during(call))?))
     }
 
@@ -104,9 +123,9 @@ impl Ctx {
     /// [`Ctx::amo_at`], then [`Transport::amo_post`](crate::transport::Transport::amo_post)
     /// (complete at quiet, like a put).
     #[inline]
-    fn amo_update_at<T: WordType>(&self, call: &'static str, addr: usize, pe: usize, op: AmoOp, operand: T) -> Result<()> {
+    fn amo_update_at<T: WordType>(&self, call: &'static str, word: Word<'_, T>, pe: usize, op: AmoOp, operand: T) -> Result<()> {
         self.check_store(call)?;
-        let (pe, off) = self.target_word(call, "dest", addr, T::WIDTH, T::NAME, pe)?;
+        let (pe, off) = self.word_at(call, "dest", word, pe)?;
         self.to(pe).amo_post(pe, off, T::WIDTH, op, operand.to_bits()).map_err(|e| e.during(call))
     }
 
@@ -115,25 +134,27 @@ impl Ctx {
     /// Atomically reads `source[index]` on `pe`.
     #[inline]
     pub fn atomic_fetch<T: ExtendedAmo>(&self, source: &Sym<T>, index: usize, pe: usize) -> Result<T> {
-        self.atomic_fetch_addr(self.element("atomic_fetch", "source", source, index, pe)?, pe)
+        self.amo_at("atomic_fetch", "source", Word::Elem(source, index), pe, AmoOp::Fetch, T::from_bits(0), T::from_bits(0))
     }
 
     /// Address form of [`Ctx::atomic_fetch`].
     #[inline]
     pub fn atomic_fetch_addr<T: ExtendedAmo>(&self, source: usize, pe: usize) -> Result<T> {
-        self.amo_at("atomic_fetch", "source", source, pe, AmoOp::Fetch, T::from_bits(0), T::from_bits(0))
+        self.amo_at("atomic_fetch", "source", Word::Addr(source), pe, AmoOp::Fetch, T::from_bits(0), T::from_bits(0))
     }
 
     /// Non-blocking [`Ctx::atomic_fetch`]: the value lands in `fetch` (in place on return).
     #[inline]
     pub fn atomic_fetch_nbi<T: ExtendedAmo>(&self, fetch: &mut T, source: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        self.atomic_fetch_nbi_addr(fetch, self.element("atomic_fetch_nbi", "source", source, index, pe)?, pe)
+        *fetch =
+            self.amo_at("atomic_fetch_nbi", "source", Word::Elem(source, index), pe, AmoOp::Fetch, T::from_bits(0), T::from_bits(0))?;
+        Ok(())
     }
 
     /// Address form of [`Ctx::atomic_fetch_nbi`].
     #[inline]
     pub fn atomic_fetch_nbi_addr<T: ExtendedAmo>(&self, fetch: &mut T, source: usize, pe: usize) -> Result<()> {
-        *fetch = self.amo_at("atomic_fetch_nbi", "source", source, pe, AmoOp::Fetch, T::from_bits(0), T::from_bits(0))?;
+        *fetch = self.amo_at("atomic_fetch_nbi", "source", Word::Addr(source), pe, AmoOp::Fetch, T::from_bits(0), T::from_bits(0))?;
         Ok(())
     }
 
@@ -147,13 +168,13 @@ impl Ctx {
     /// the previous value (equal to `cond` exactly when the write happened).
     #[inline]
     pub fn atomic_compare_swap<T: StandardAmo>(&self, dest: &Sym<T>, index: usize, cond: T, value: T, pe: usize) -> Result<T> {
-        self.atomic_compare_swap_addr(self.element("atomic_compare_swap", "dest", dest, index, pe)?, cond, value, pe)
+        self.amo_at("atomic_compare_swap", "dest", Word::Elem(dest, index), pe, AmoOp::CompareSwap, value, cond)
     }
 
     /// Address form of [`Ctx::atomic_compare_swap`].
     #[inline]
     pub fn atomic_compare_swap_addr<T: StandardAmo>(&self, dest: usize, cond: T, value: T, pe: usize) -> Result<T> {
-        self.amo_at("atomic_compare_swap", "dest", dest, pe, AmoOp::CompareSwap, value, cond)
+        self.amo_at("atomic_compare_swap", "dest", Word::Addr(dest), pe, AmoOp::CompareSwap, value, cond)
     }
 
     /// Non-blocking [`Ctx::atomic_compare_swap`]: the old value lands in `fetch`.
@@ -167,51 +188,54 @@ impl Ctx {
         value: T,
         pe: usize,
     ) -> Result<()> {
-        self.atomic_compare_swap_nbi_addr(fetch, self.element("atomic_compare_swap_nbi", "dest", dest, index, pe)?, cond, value, pe)
+        *fetch = self.amo_at("atomic_compare_swap_nbi", "dest", Word::Elem(dest, index), pe, AmoOp::CompareSwap, value, cond)?;
+        Ok(())
     }
 
     /// Address form of [`Ctx::atomic_compare_swap_nbi`].
     #[inline]
     pub fn atomic_compare_swap_nbi_addr<T: StandardAmo>(&self, fetch: &mut T, dest: usize, cond: T, value: T, pe: usize) -> Result<()> {
-        *fetch = self.amo_at("atomic_compare_swap_nbi", "dest", dest, pe, AmoOp::CompareSwap, value, cond)?;
+        *fetch = self.amo_at("atomic_compare_swap_nbi", "dest", Word::Addr(dest), pe, AmoOp::CompareSwap, value, cond)?;
         Ok(())
     }
 
     /// Atomically adds 1 to `dest[index]` on `pe`; returns the previous value.
     #[inline]
     pub fn atomic_fetch_inc<T: StandardAmo>(&self, dest: &Sym<T>, index: usize, pe: usize) -> Result<T> {
-        self.atomic_fetch_inc_addr(self.element("atomic_fetch_inc", "dest", dest, index, pe)?, pe)
+        self.amo_at("atomic_fetch_inc", "dest", Word::Elem(dest, index), pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0))
     }
 
     /// Address form of [`Ctx::atomic_fetch_inc`].
     #[inline]
     pub fn atomic_fetch_inc_addr<T: StandardAmo>(&self, dest: usize, pe: usize) -> Result<T> {
-        self.amo_at("atomic_fetch_inc", "dest", dest, pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0))
+        self.amo_at("atomic_fetch_inc", "dest", Word::Addr(dest), pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0))
     }
 
     /// Non-blocking [`Ctx::atomic_fetch_inc`]: the old value lands in `fetch`.
     #[inline]
     pub fn atomic_fetch_inc_nbi<T: StandardAmo>(&self, fetch: &mut T, dest: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        self.atomic_fetch_inc_nbi_addr(fetch, self.element("atomic_fetch_inc_nbi", "dest", dest, index, pe)?, pe)
+        *fetch =
+            self.amo_at("atomic_fetch_inc_nbi", "dest", Word::Elem(dest, index), pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0))?;
+        Ok(())
     }
 
     /// Address form of [`Ctx::atomic_fetch_inc_nbi`].
     #[inline]
     pub fn atomic_fetch_inc_nbi_addr<T: StandardAmo>(&self, fetch: &mut T, dest: usize, pe: usize) -> Result<()> {
-        *fetch = self.amo_at("atomic_fetch_inc_nbi", "dest", dest, pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0))?;
+        *fetch = self.amo_at("atomic_fetch_inc_nbi", "dest", Word::Addr(dest), pe, AmoOp::FetchAdd, T::from_bits(1), T::from_bits(0))?;
         Ok(())
     }
 
     /// Atomically adds 1 to `dest[index]` on `pe`.
     #[inline]
     pub fn atomic_inc<T: StandardAmo>(&self, dest: &Sym<T>, index: usize, pe: usize) -> Result<()> {
-        self.atomic_inc_addr::<T>(self.element("atomic_inc", "dest", dest, index, pe)?, pe)
+        self.amo_update_at("atomic_inc", Word::Elem(dest, index), pe, AmoOp::FetchAdd, T::from_bits(1))
     }
 
     /// Address form of [`Ctx::atomic_inc`].
     #[inline]
     pub fn atomic_inc_addr<T: StandardAmo>(&self, dest: usize, pe: usize) -> Result<()> {
-        self.amo_update_at("atomic_inc", dest, pe, AmoOp::FetchAdd, T::from_bits(1))
+        self.amo_update_at("atomic_inc", Word::Addr(dest), pe, AmoOp::FetchAdd, T::from_bits(1))
     }
 
     value_amo!(fetching "Atomically adds `value` to `dest[index]` on `pe`.", atomic_fetch_add, atomic_fetch_add_addr, StandardAmo, AmoOp::FetchAdd);

@@ -226,6 +226,21 @@ fn past_an_allocation(ctx: &Ctx, ck: &mut Check, x: &Targets) -> Result<()> {
         |e| matches!(e, Error::OutOfBounds { .. }),
         &[&"get_nbi:", &"`source`", &"not inside a live symmetric allocation", &pe(right)],
     );
+    // Atomics on a handle take the same shortcut, with the same limit.
+    case(
+        ck,
+        "freed_memory.atomic_fetch_add_through_a_handle_freed_by_address",
+        ctx.atomic_fetch_add(&stale, 0, 1u64, right),
+        |e| matches!(e, Error::OutOfBounds { .. }),
+        &[&"atomic_fetch_add:", &"`dest`", &"not inside a live symmetric allocation", &pe(right)],
+    );
+    case(
+        ck,
+        "freed_memory.atomic_inc_through_a_view_of_a_freed_handle",
+        ctx.atomic_inc(&stale_view, 1, right),
+        |e| matches!(e, Error::OutOfBounds { .. }),
+        &[&"atomic_inc:", &"`dest`", &"not inside a live symmetric allocation", &pe(right)],
+    );
 
     Ok(())
 }
