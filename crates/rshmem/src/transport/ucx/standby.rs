@@ -32,7 +32,8 @@ pub(crate) struct Standby {
     driving: AtomicUsize,
     /// 1 while the progress thread is parked (its futex word).
     parked: AtomicU32,
-    /// When an application thread last stopped driving, in microseconds since `epoch`.
+    /// When an application thread last stopped driving, in microseconds since `epoch`
+    /// (at least 1); 0 before the first drive and after a hand-over.
     left_at: AtomicU64,
     epoch: Instant,
 }
@@ -74,7 +75,7 @@ impl Standby {
     pub(crate) fn leave(&self, to_sleep: bool) {
         // A thread going to sleep hands the worker over at once: its drive does not count
         // as recent (see [`Standby::driven`]).
-        self.left_at.store(if to_sleep { 0 } else { self.now_us() }, Ordering::Relaxed);
+        self.left_at.store(if to_sleep { 0 } else { self.now_us().max(1) }, Ordering::Relaxed);
         if self.driving.fetch_sub(1, Ordering::SeqCst) == 1 && to_sleep && self.parked.load(Ordering::SeqCst) == 1 {
             self.parked.store(0, Ordering::SeqCst);
             let _ = futex::wake(&self.parked, futex::Flags::PRIVATE, 1);
@@ -84,8 +85,12 @@ impl Standby {
     /// Whether an application thread drives the worker now or stopped less than
     /// [`QUIET`] ago (between two waits of a stream of blocking operations).
     pub(crate) fn driven(&self) -> bool {
-        self.driving.load(Ordering::Relaxed) > 0
-            || self.now_us().saturating_sub(self.left_at.load(Ordering::Relaxed)) < QUIET.as_micros() as u64
+        if self.driving.load(Ordering::Relaxed) > 0 {
+            return true;
+        }
+        // 0: no drive yet, or the last one handed the worker over (see `leave`).
+        let left = self.left_at.load(Ordering::Relaxed);
+        left != 0 && self.now_us().saturating_sub(left) < QUIET.as_micros() as u64
     }
 
     /// For the progress thread: parks for `pause` while application threads drive, then
