@@ -371,17 +371,27 @@ impl SymmetricHeap {
     /// Checks that `[addr, addr + len)` lies inside one live allocation of this PE's user
     /// heap, and returns its offset from the heap base. `call`, `arg` and `pe` only shape
     /// the error.
-    #[inline]
+    #[inline(always)]
     pub fn check_range(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
-        // The common case, with no error to build: a range inside a live allocation of
-        // the user heap. Everything else (static data, empty ranges, errors) takes the
-        // full path below.
+        // The most common case, inlined into every caller: a range inside the allocation
+        // a recent check found (in the user heap, whose offsets start at `sys.size`).
+        let (base, limit) = (self.user_base(), self.user_limit());
+        if addr >= base && addr < limit {
+            let user_off = addr - base;
+            if self.last_hit.covers(self.version.load(Ordering::Acquire), user_off, len) {
+                return Ok(self.sys.size + user_off);
+            }
+        }
+        self.check_range_lookup(call, arg, addr, len, pe)
+    }
+
+    /// [`SymmetricHeap::check_range`] past its remembered allocations: the table lookup,
+    /// then the full path with the errors.
+    #[inline(never)]
+    fn check_range_lookup(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
         if let Some(off) = self.offset_of(addr).filter(|&o| o < self.static_offset()) {
             let user_off = off - self.sys.size;
             let version = self.version.load(Ordering::Acquire);
-            if self.last_hit.covers(version, user_off, len) {
-                return Ok(off);
-            }
             let hit = self.with_table(|table| {
                 let idx = table.partition_point(|&(s, _)| s <= user_off);
                 idx.checked_sub(1).map(|i| table[i]).filter(|&(s, l)| user_off.checked_add(len).is_some_and(|e| e <= s + l))
