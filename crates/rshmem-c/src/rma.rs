@@ -10,6 +10,7 @@ use rshmem::WordType;
 use std::ffi::{c_int, c_void};
 
 /// Contiguous put of `nelems` elements of `size` bytes.
+#[inline]
 pub(crate) unsafe fn put(
     call: &str,
     h: CtxHandle,
@@ -32,6 +33,7 @@ pub(crate) unsafe fn put(
 }
 
 /// Contiguous get of `nelems` elements of `size` bytes.
+#[inline]
 pub(crate) unsafe fn get(
     call: &str,
     h: CtxHandle,

@@ -115,7 +115,7 @@ impl Ctx {
     // ----- checks shared by every operation -----
 
     /// Checks that `pe` is a valid world PE for `call`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_pe(&self, call: &'static str, pe: usize) -> Result<()> {
         if pe < self.rt.n_pes {
             Ok(())
@@ -136,7 +136,7 @@ impl Ctx {
     }
 
     /// Checks a PE number of this context's team and returns its world number.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn target_pe(&self, call: &'static str, pe: usize) -> Result<usize> {
         match &self.domain.team {
             None => self.check_pe(call, pe).map(|_| pe),
@@ -146,7 +146,7 @@ impl Ctx {
     }
 
     /// [`Ctx::target_pe`] and the remote byte range; returns (world PE, heap offset).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn target(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<(usize, usize)> {
         let pe = self.target_pe(call, pe)?;
         Ok((pe, self.remote(call, arg, addr, len, pe)?))
@@ -170,7 +170,7 @@ impl Ctx {
 
     /// Checks world PE `pe` and the remote byte range `[addr, addr+len)`; returns its heap
     /// offset (operations use the context-relative [`Ctx::target`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remote(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
         self.check_pe(call, pe)?;
         self.rt.heap.check_range(call, arg, addr, len, pe)

@@ -23,7 +23,7 @@ pub(super) struct LastHit {
 impl LastHit {
     /// Whether the remembered allocation belongs to table `version` and holds the
     /// `len` bytes at user offset `off`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn covers(&self, version: u64, off: usize, len: usize) -> bool {
         let s1 = self.seq.load(Ordering::Acquire);
         if s1 & 1 == 1 {
@@ -70,9 +70,10 @@ pub(super) struct LastHits {
 impl LastHits {
     /// Whether one of the remembered allocations belongs to table `version` and holds
     /// the `len` bytes at user offset `off`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn covers(&self, version: u64, off: usize, len: usize) -> bool {
-        self.hits.iter().any(|h| h.covers(version, off, len))
+        let [a, b] = &self.hits;
+        a.covers(version, off, len) || b.covers(version, off, len)
     }
 
     /// Remembers allocation `[start, start + len)` of table `version` in place of the

@@ -19,7 +19,7 @@ impl Ctx {
     /// The engine of every put: checks, then one transport put. Blocking and
     /// non-blocking forms differ only in `call`: a transport's put returns once `src` may
     /// be reused, and `quiet` completes what it left in flight.
-    #[inline]
+    #[inline(always)]
     fn put_bytes(&self, call: &'static str, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
         self.check_store(call)?;
         let (pe, off) = self.target(call, "dest", dest_addr, src.len(), pe)?;
@@ -27,7 +27,7 @@ impl Ctx {
     }
 
     /// The engine of every get (a get into a borrowed slice is complete on return).
-    #[inline]
+    #[inline(always)]
     fn get_bytes(&self, call: &'static str, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
         let (pe, off) = self.target(call, "source", src_addr, dest.len(), pe)?;
         self.to(pe).get(pe, off, dest).map_err(|e| e.during(call))
@@ -49,21 +49,25 @@ impl Ctx {
     }
 
     /// Copies `src` to `dest_addr` (a symmetric address) on `pe` (`putmem`).
+    #[inline]
     pub fn putmem(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
         self.put_bytes("putmem", dest_addr, src, pe)
     }
 
     /// Copies `dest.len()` bytes from `src_addr` (a symmetric address) on `pe` (`getmem`).
+    #[inline]
     pub fn getmem(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
         self.get_bytes("getmem", dest, src_addr, pe)
     }
 
     /// Non-blocking [`Ctx::putmem`]: `src` may be reused on return; `quiet` completes it.
+    #[inline]
     pub fn putmem_nbi(&self, dest_addr: usize, src: &[u8], pe: usize) -> Result<()> {
         self.put_bytes("putmem_nbi", dest_addr, src, pe)
     }
 
     /// Non-blocking [`Ctx::getmem`] (complete on return for a borrowed slice).
+    #[inline]
     pub fn getmem_nbi(&self, dest: &mut [u8], src_addr: usize, pe: usize) -> Result<()> {
         self.get_bytes("getmem_nbi", dest, src_addr, pe)
     }
