@@ -213,7 +213,7 @@ impl Ctx {
     /// offset). The handle's own bounds check (an error names argument `index`) stands in
     /// for the heap's range check (argument `arg`) while its allocation is known to be
     /// live ([`Sym::offset_while_live`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sym_target<T: SymType>(
         &self,
         call: &'static str,
@@ -223,15 +223,18 @@ impl Ctx {
         count: usize,
         pe: usize,
     ) -> Result<(usize, usize)> {
-        let len = count * std::mem::size_of::<T>();
-        self.sym_offset(call, "index", sym, index, count, pe, |_| true, |addr, world| self.remote(call, arg, addr, len, world))
+        let addr = sym.elements(call, "index", index, count, pe)?;
+        let world = self.target_pe(call, pe)?;
+        match sym.offset_while_live(&self.rt, index) {
+            Some(off) => Ok((world, off)),
+            None => Ok((world, self.remote_cold(call, arg, addr, count * std::mem::size_of::<T>(), world)?)),
+        }
     }
 
-    /// [`Ctx::target_word`] for element `index` of `sym` (an error of the handle's bounds
-    /// check names `arg`). While the allocation is known to be live and the word is
-    /// aligned, the handle's check stands in for the heap's; otherwise the heap checks
-    /// the word (and names a misaligned one).
-    #[inline]
+    /// [`Ctx::target_word`] for `sym[index]`, as [`Ctx::sym_target`] does for a range
+    /// (an error of the handle's bounds check names `arg`); the remembered offset also
+    /// needs the word aligned, else the heap checks it and names the misalignment.
+    #[inline(always)]
     pub(crate) fn sym_word_target<T: WordType>(
         &self,
         call: &'static str,
@@ -240,32 +243,35 @@ impl Ctx {
         index: usize,
         pe: usize,
     ) -> Result<(usize, usize)> {
-        let aligned = |off: usize| off.is_multiple_of(T::WIDTH);
-        self.sym_offset(call, arg, sym, index, 1, pe, aligned, |addr, world| self.remote_word(call, arg, addr, T::WIDTH, T::NAME, world))
+        let addr = sym.elements(call, arg, index, 1, pe)?;
+        let world = self.target_pe(call, pe)?;
+        match sym.offset_while_live(&self.rt, index).filter(|off| off.is_multiple_of(T::WIDTH)) {
+            Some(off) => Ok((world, off)),
+            None => Ok((world, self.remote_word_cold(call, arg, addr, T::WIDTH, T::NAME, world)?)),
+        }
     }
 
-    /// The handle's bounds check (naming `index_arg`) and target PE, then the heap offset
-    /// it remembers while its allocation is live and `usable` accepts it, else the one
-    /// `checked(address, world PE)` finds.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn sym_offset<T: SymType>(
+    /// [`Ctx::remote`] out of line, for the handle forms' rare path (an allocation freed
+    /// since the handle was made): inlined, the heap's check bloats their hot path.
+    #[cold]
+    #[inline(never)]
+    fn remote_cold(&self, call: &'static str, arg: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
+        self.remote(call, arg, addr, len, pe)
+    }
+
+    /// [`Ctx::remote_word`] out of line (see [`Ctx::remote_cold`]).
+    #[cold]
+    #[inline(never)]
+    fn remote_word_cold(
         &self,
         call: &'static str,
-        index_arg: &'static str,
-        sym: &Sym<T>,
-        index: usize,
-        count: usize,
+        arg: &'static str,
+        addr: usize,
+        width: usize,
+        ty: &'static str,
         pe: usize,
-        usable: impl Fn(usize) -> bool,
-        checked: impl FnOnce(usize, usize) -> Result<usize>,
-    ) -> Result<(usize, usize)> {
-        let addr = sym.elements(call, index_arg, index, count, pe)?;
-        let world = self.target_pe(call, pe)?;
-        match sym.offset_while_live(&self.rt, index).filter(|&off| usable(off)) {
-            Some(off) => Ok((world, off)),
-            None => Ok((world, checked(addr, world)?)),
-        }
+    ) -> Result<usize> {
+        self.remote_word(call, arg, addr, width, ty, pe)
     }
 
     /// Refuses a store (put, updating AMO, signal) through a NOSTORE context.
