@@ -247,7 +247,7 @@ impl Ctx {
         let world = self.target_pe(call, pe)?;
         match sym.offset_while_live(&self.rt, index).filter(|off| off.is_multiple_of(T::WIDTH)) {
             Some(off) => Ok((world, off)),
-            None => Ok((world, self.remote_word_cold(call, arg, addr, T::WIDTH, T::NAME, world)?)),
+            None => Ok((world, self.remote_word_cold::<T>(call, arg, addr, world)?)),
         }
     }
 
@@ -259,19 +259,11 @@ impl Ctx {
         self.remote(call, arg, addr, len, pe)
     }
 
-    /// [`Ctx::remote_word`] out of line (see [`Ctx::remote_cold`]).
+    /// [`Ctx::remote_word`] for a `T` out of line (see [`Ctx::remote_cold`]).
     #[cold]
     #[inline(never)]
-    fn remote_word_cold(
-        &self,
-        call: &'static str,
-        arg: &'static str,
-        addr: usize,
-        width: usize,
-        ty: &'static str,
-        pe: usize,
-    ) -> Result<usize> {
-        self.remote_word(call, arg, addr, width, ty, pe)
+    fn remote_word_cold<T: WordType>(&self, call: &'static str, arg: &'static str, addr: usize, pe: usize) -> Result<usize> {
+        self.remote_word(call, arg, addr, T::WIDTH, T::NAME, pe)
     }
 
     /// Refuses a store (put, updating AMO, signal) through a NOSTORE context.
