@@ -79,6 +79,7 @@ fn across_hosts(n: usize, host_of: &str, args: &[&str], env: &[(&str, &str)]) {
     let mut checks = coll_checks(args.contains(&"expect-hier"));
     if args.contains(&"expect-push") {
         checks.push("push.plan".into());
+        checks.push("push.staged_plan".into());
     }
     if args.contains(&"expect-rounds") {
         checks.push("rounds.plan".into());

@@ -28,6 +28,8 @@
 //!                fcollect, block fits an inbox
 //!                part (n <= 16; 504 B on 2 PEs) .......... push (every PE writes its block into
 //!                                                          every member's inbox)
+//!                fcollect, not mapped, block fits a
+//!                staging part (8 KiB on 2 PEs) ........... push into the members' staging sets
 //!                mapped and (n <= 8 or total <= 1 MiB) ... direct (every PE writes its block into
 //!                                                          every dest, one shot)
 //!                n <= 8 and total <= 1 MiB ............... direct over the network too (entries
@@ -39,6 +41,7 @@
 //! (all-reduce)                                             leaders, members copy the result)
 //!                contribution fits an inbox part ......... push (every PE writes its contribution
 //!                                                          into every member's inbox, each combines)
+//!                not mapped, fits a staging part ......... push into the members' staging sets
 //!                bytes <= ONESHOT_MAX (16 KiB) ........... one-shot (everyone reads everyone)
 //!                not mapped and n <= 4 ................... one-shot pushed in rounds over the
 //!                                                          network (any size)
@@ -61,6 +64,13 @@
 //! the waiter's own memory, where a pulled form polls a remote word with round trips
 //! (over UCX tcp on one host, 2 PEs: broadcast 8 B 31 -> 14-18 us, fcollect 8 B 22 -> 15,
 //! all-reduce 8 B 17-19 -> 14-16; results/cpu/issue21-ucx-session6.txt).
+//! Over a network a part of a staging set (16 KiB split among the members) takes what an
+//! inbox part cannot hold: the push needs no entry exchange first (the one-shot and direct
+//! forms over the network wait for every member's entry announcement, one more trip)
+//! because a member writes a peer's set only once it knows the peer finished the set's
+//! previous user, which a stream of pushed calls tells it for free (every part a member
+//! receives shows that its sender entered the call; UCX tcp, 2 PEs: all-reduce 512 B
+//! 22-28 -> see results/cpu/issue21-ucx-session11.txt).
 //! Rings and trees send each byte over fewer links and win when peers are reached
 //! through a network (or, for broadcast, when many readers would all hit the root).
 //! The thresholds are first guesses for a 2-core host; tune them against measurements.
@@ -93,7 +103,7 @@
 
 pub use crate::config::coll_algo::{BarrierAlgo, BroadcastAlgo, Forced, GatherAlgo, ReduceAlgo, ReduceScatterAlgo};
 use crate::error::Result;
-use crate::heap::layout::inbox_part;
+use crate::heap::layout::{inbox_part, stage_part};
 
 /// Teams up to this size use a one-round (flat) barrier when mapped.
 pub const FLAT_BARRIER_MAX: usize = 8;
@@ -182,13 +192,19 @@ fn gather(forced: Option<GatherAlgo>, s: Shape) -> GatherAlgo {
 }
 
 /// Whether `bytes` per member fit a member's part of an inbox slot on a team of `n`.
-fn fits_part(n: usize, bytes: usize) -> bool {
+pub(crate) fn fits_part(n: usize, bytes: usize) -> bool {
     n >= 2 && bytes <= inbox_part(n).saturating_sub(8)
+}
+
+/// Whether `bytes` per member are pushed (into inbox parts, or over a network into
+/// staging parts, [`stage_part`], with their tags in the inbox parts) on a team of `n`.
+fn fits_push(n: usize, bytes: usize, mapped: bool) -> bool {
+    fits_part(n, bytes) || (!mapped && inbox_part(n) > 0 && bytes <= stage_part(n))
 }
 
 /// fcollect algorithm (`bytes`: the gathered total).
 pub fn fcollect(f: &Forced, s: Shape) -> GatherAlgo {
-    let fits = fits_part(s.team_size, s.bytes / s.team_size.max(1));
+    let fits = fits_push(s.team_size, s.bytes / s.team_size.max(1), s.mapped);
     match f.fcollect {
         Some(GatherAlgo::Push) if !fits => GatherAlgo::Direct,
         None if fits && !s.hier => GatherAlgo::Push,
@@ -203,7 +219,7 @@ pub fn collect(f: &Forced, s: Shape) -> GatherAlgo {
 
 /// All-reduce algorithm (`bytes`: one PE's contribution).
 pub fn reduce(f: &Forced, s: Shape) -> ReduceAlgo {
-    let fits = fits_part(s.team_size, s.bytes);
+    let fits = fits_push(s.team_size, s.bytes, s.mapped);
     match f.reduce {
         Some(ReduceAlgo::Push) if !fits => return ReduceAlgo::OneShot,
         Some(a) => return a,
@@ -315,10 +331,15 @@ mod tests {
         assert_eq!(reduce(&f, s(16, 56, true)), ReduceAlgo::Push);
         assert_eq!(reduce(&f, s(17, 8, true)), ReduceAlgo::OneShot);
         assert_eq!(reduce(&f, s(4, 8, false)), ReduceAlgo::Push, "pushed over a network too");
-        assert_eq!(reduce(&f, s(4, 4096, false)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(4, 4096, false)), ReduceAlgo::Push, "into staging parts over a network");
+        assert_eq!(reduce(&f, s(4, 4097, false)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(2, 8192, false)), ReduceAlgo::Push);
+        assert_eq!(reduce(&f, s(2, 8193, false)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(17, 8, false)), ReduceAlgo::OneShot, "no inbox part for the tags");
         assert_eq!(fcollect(&f, s(2, 2 * 504, true)), GatherAlgo::Push);
         assert_eq!(fcollect(&f, s(2, 2 * 505, true)), GatherAlgo::Direct);
         assert_eq!(fcollect(&f, s(8, 8 * 8, false)), GatherAlgo::Push, "pushed over a network too");
+        assert_eq!(fcollect(&f, s(8, 8 * 2048, false)), GatherAlgo::Push, "into staging parts over a network");
         assert_eq!(fcollect(&f, s(8, 8 * 8192, false)), GatherAlgo::Direct, "one step over a network too");
         assert_eq!(fcollect(&f, s(8, 8 << 20, false)), GatherAlgo::Ring);
         assert_eq!(fcollect(&f, s(9, 9 * 8192, false)), GatherAlgo::Ring);
@@ -327,6 +348,7 @@ mod tests {
         assert_eq!(fcollect(&push, s(4, 4 * 4096, true)), GatherAlgo::Direct);
         assert_eq!(reduce(&push, s(4, 4096, true)), ReduceAlgo::OneShot);
         assert_eq!(reduce(&push, s(4, 64, false)), ReduceAlgo::Push);
+        assert_eq!(reduce(&push, s(4, 4100, false)), ReduceAlgo::OneShot, "forced push falls back where a staging part is too small");
         assert_eq!(reduce(&f, s(4, 1 << 20, true)), ReduceAlgo::RsAg);
         assert_eq!(reduce(&f, s(4, 1 << 20, false)), ReduceAlgo::OneShot, "pushed in rounds over a network");
         assert_eq!(reduce(&f, s(5, 1 << 20, false)), ReduceAlgo::Ring);

@@ -53,8 +53,8 @@
 
 use crate::error::{Error, Result};
 use crate::heap::layout::{
-    inbox_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT,
-    SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
+    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS,
+    SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -321,6 +321,30 @@ impl EntryWatch {
         self.checked = true;
         Ok((e.code != s.code).then_some(e.code))
     }
+}
+
+/// Where members' pushed parts land (gathers and reductions: member `j` writes part `j`).
+/// The part's tag word is always the first word of member `j`'s part of this
+/// collective's inbox slot, claimed before it is written ([`Session::claim_inbox`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mailbox {
+    /// The data follows its tag in the inbox part ([`inbox_part`] bytes per member).
+    Inbox,
+    /// The data lands in the staging set at this heap offset ([`stage_part`] bytes per
+    /// member), for members reached over a network: larger parts than an inbox's. The
+    /// set is acquired once for all members with [`Session::stage_set`] first.
+    Stage(usize),
+}
+
+/// Where one member's part of a [`Mailbox`] lies (heap offsets).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part {
+    /// Its tag word.
+    pub(crate) tag: usize,
+    /// Its data.
+    pub(crate) data: usize,
+    /// How many data bytes it holds.
+    pub(crate) cap: usize,
 }
 
 /// One collective call on one team.
@@ -760,26 +784,58 @@ impl<'a> Session<'a> {
         (j * part, part.saturating_sub(8))
     }
 
+    /// The mailbox of a pushed gather or reduction of `bytes` per member: the inbox when
+    /// they fit its parts, else (members over a network, see
+    /// [`select`](super::select)) this collective's staging set, acquired here.
+    pub(crate) fn push_mailbox(&mut self, bytes: usize) -> Result<Mailbox> {
+        if super::select::fits_part(self.n(), bytes) {
+            return Ok(Mailbox::Inbox);
+        }
+        let set = self.stage_set(self.own_set())?;
+        debug_assert!(bytes <= self.part(Mailbox::Stage(set), self.me()).cap);
+        Ok(Mailbox::Stage(set))
+    }
+
+    /// Where member `j`'s part of `mb` lies.
+    pub(crate) fn part(&self, mb: Mailbox, j: usize) -> Part {
+        let (at, cap) = self.inbox_part_of(j);
+        let tag = self.inbox_slot() + at;
+        match mb {
+            Mailbox::Inbox => Part { tag, data: tag + 8, cap },
+            Mailbox::Stage(set) => {
+                let part = stage_part(self.n());
+                Part { tag, data: set + j * part, cap: part }
+            }
+        }
+    }
+
     /// Writes `len` bytes of this PE's heap at `src_off` into member `i`'s inbox slot of
     /// this collective at byte `at` (a part's start: 0, or a multiple of
     /// [`Session::inbox_part_of`]), then the part's tag word (this PE's code, step 1) after a fence,
     /// so that a member that sees the tag sees the data. Call [`Session::claim_inbox`]
     /// first.
     pub(crate) fn post_inbox(&self, i: usize, at: usize, src_off: usize, len: usize) -> Result<()> {
-        let part = self.inbox_slot() + at;
         debug_assert!(at + len + 8 <= INBOX_SLOT);
+        let tag = self.inbox_slot() + at;
+        self.post_tagged(i, Part { tag, data: tag + 8, cap: len }, src_off, len)
+    }
+
+    /// Writes `len` bytes of this PE's heap at `src_off` into member `i`'s heap at
+    /// `part.data`, then this collective's tag word at `part.tag` (see [`Session::post_inbox`]).
+    fn post_tagged(&self, i: usize, part: Part, src_off: usize, len: usize) -> Result<()> {
+        debug_assert!(len <= part.cap);
         let pe = self.pe(i);
         let (t, w) = (self.rt.to(pe), tag(self.seq, self.word_code(), 1));
         if t.caps().mapped {
-            self.copy(i, part + 8, self.me(), src_off, len)?;
+            self.copy(i, part.data, self.me(), src_off, len)?;
             self.fence(i)?;
-            t.store_word(pe, part, 8, w)
+            t.store_word(pe, part.tag, 8, w)
         } else {
             // Over the network, data and tag as one signalled put (one message where
             // the transport can), not a put and an atomic that waits for its reply.
             let mut data = vec![0u8; len];
             self.get(self.me(), src_off, &mut data)?;
-            t.signal_put(pe, part + 8, &data, part, AmoOp::Set, w)
+            t.signal_put(pe, part.data, &data, part.tag, AmoOp::Set, w)
         }
     }
 
@@ -859,24 +915,29 @@ impl<'a> Session<'a> {
     /// ([`Session::announce_entry`]), checking its code; it has then finished every
     /// earlier collective.
     pub(crate) fn wait_entry(&self, i: usize) -> Result<()> {
-        let (at, _) = self.inbox_part_of(i);
-        self.wait_inbox(i, at)?;
-        self.saw_entered(i);
-        Ok(())
+        self.wait_part(Mailbox::Inbox, i).map(|_| ())
     }
 
-    /// Posts `len` bytes of this PE's heap at `src_off` into this PE's part of every
-    /// other member's inbox slot (gathers and reductions), each after claiming it.
-    pub(crate) fn post_part_to_others(&self, src_off: usize, len: usize) -> Result<()> {
+    /// Posts `len` bytes of this PE's heap at `src_off` into this PE's part of `mb` on
+    /// every other member (gathers and reductions), each inbox part after claiming it.
+    pub(crate) fn post_part_to_others(&self, mb: Mailbox, src_off: usize, len: usize) -> Result<()> {
         let (me, n) = (self.me(), self.n());
-        let (at, cap) = self.inbox_part_of(me);
-        debug_assert!(len <= cap, "{len} B do not fit an inbox part of {cap} B");
+        let part = self.part(mb, me);
+        debug_assert!(len <= part.cap, "{len} B do not fit a part of {} B", part.cap);
         for d in 1..n {
             let j = (me + d) % n;
             self.claim_inbox(j)?;
-            self.post_inbox(j, at, src_off, len)?;
+            self.post_tagged(j, part, src_off, len)?;
         }
         Ok(())
+    }
+
+    /// Waits until member `j` has posted its part of `mb` into this PE ([`Session::wait_inbox`]);
+    /// returns the heap offset of the data.
+    pub(crate) fn wait_part(&self, mb: Mailbox, j: usize) -> Result<usize> {
+        let part = self.part(mb, j);
+        self.wait_tagged(j, part.tag)?;
+        Ok(part.data)
     }
 
     /// Waits until member `from` has posted its part at byte `at` of this PE's inbox slot
@@ -885,8 +946,17 @@ impl<'a> Session<'a> {
     /// under differing arguments (or is not a sender under its own) posts nothing, but
     /// its word shows its code. Returns the heap offset of the data.
     pub(crate) fn wait_inbox(&self, from: usize, at: usize) -> Result<usize> {
+        let tag = self.inbox_slot() + at;
+        self.wait_tagged(from, tag)?;
+        Ok(tag + 8)
+    }
+
+    /// [`Session::wait_inbox`] on the tag word at heap offset `slot` of this PE. A tag of
+    /// this collective shows that `from` entered it, which is remembered
+    /// ([`Session::saw_entered`]): later calls then write into its inbox and staging
+    /// without asking.
+    fn wait_tagged(&self, from: usize, slot: usize) -> Result<()> {
         self.enter()?;
-        let slot = self.inbox_slot() + at;
         let seen = Cell::new(None);
         let mut watch = EntryWatch::default();
         self.wait_at(
@@ -905,7 +975,8 @@ impl<'a> Session<'a> {
             || format!("PE {} to write its part of this PE's inbox", self.pe(from)),
         )?;
         self.verdict(from, seen.get())?;
-        Ok(slot + 8)
+        self.saw_entered(from);
+        Ok(())
     }
 
     // ----- data -----

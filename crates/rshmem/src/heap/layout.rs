@@ -99,6 +99,16 @@ pub const fn inbox_part(n: usize) -> usize {
         None => 0,
     }
 }
+/// Bytes of each member's part of a staging set that all `n` members of a team push into
+/// over a network (member `j` writes part `j`; its tag word goes to the first word of its
+/// inbox part, as for an inbox push), whole cache lines; 0 when `n` parts of a line each
+/// do not fit.
+pub const fn stage_part(n: usize) -> usize {
+    match STAGE_SET.checked_div(n) {
+        Some(part) => part & !63,
+        None => 0,
+    }
+}
 /// Inbox slots per team (collective `seq` uses slot `seq % INBOX_SLOTS`): how far a
 /// sender may run ahead of a member. Measured on 8 PEs sharing 2 cores, a stream of 8 B
 /// broadcasts took 2.0 us a call with 8 slots, 1.3 with 16 and 1.0 with 32 (a root that

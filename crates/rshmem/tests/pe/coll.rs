@@ -14,7 +14,7 @@
 //! `alltoalls`, `reduce.TYPE.OP` (every operator of every type of the reduction table),
 //! `reduce_scatter`, `scan`, `typed.COLLECTIVE` (the `Sym<T>` forms), and with
 //! `expect-hier` the `hier.*` checks of the decision tree (`expect-push`: `push.plan`, small
-//! collectives pushed into inboxes; `expect-rounds`: `rounds.plan`, a 64 KiB all-reduce
+//! collectives pushed into inboxes, and `push.staged_plan`, 2 KiB ones into staging sets; `expect-rounds`: `rounds.plan`, a 64 KiB all-reduce
 //! one-shot, pushed in rounds, on a world whose pairs all go through the network).
 
 #[path = "../support/mod.rs"]
@@ -350,6 +350,7 @@ fn team_cases(env: &mut Env, tc: &TeamCase, flags: &Sym<u64>, world: &[usize], r
         fcollect_case::<u8>(env, tc, count)?;
         fcollect_case::<i64>(env, tc, count)?;
     }
+    fcollect_case::<i64>(env, tc, 1024)?; // a whole staging part on 2 PEs over a network
     collect_case::<u16>(env, tc, |r| (r * 7 + 3) % 11)?;
     collect_case::<f64>(env, tc, |r| if r % 2 == 0 { 0 } else { 2 * r + 1 })?;
     collect_case::<u8>(env, tc, |_| 0)?;
@@ -372,6 +373,7 @@ fn team_cases(env: &mut Env, tc: &TeamCase, flags: &Sym<u64>, world: &[usize], r
     reduce_case::<f64>(env, tc, 2048, ReduceOp::Sum, false)?; // exactly one staging set
     reduce_case::<f64>(env, tc, 2049, ReduceOp::Sum, false)?;
     reduce_case::<f64>(env, tc, 37, ReduceOp::Sum, true)?;
+    reduce_case::<f64>(env, tc, 1024, ReduceOp::Sum, true)?; // a whole staging part on 2 PEs over a network
     reduce_case::<i16>(env, tc, 1001, ReduceOp::Prod, true)?;
     reduce_case::<f32>(env, tc, 5000, ReduceOp::Prod, true)?;
     // reduce_scatter
@@ -504,6 +506,10 @@ fn run(ctx: &Ctx, ck: &mut Check, args: &[String]) -> Result<()> {
         let push =
             (p.broadcast, p.fcollect, p.reduce) == (rshmem::coll::BroadcastAlgo::Push, rshmem::coll::GatherAlgo::Push, ReduceAlgo::Push);
         ck.ok("push.plan", push, format!("8-byte broadcast, fcollect and all-reduce pushed into inboxes; the plan is {p:?}"));
+        // Past an inbox part, over the network: pushed into the members' staging sets.
+        let p = ctx.coll_plan(Team::WORLD, 2048)?;
+        let staged = (p.fcollect, p.reduce) == (rshmem::coll::GatherAlgo::Push, ReduceAlgo::Push);
+        ck.ok("push.staged_plan", staged, format!("2 KiB fcollect and all-reduce pushed into staging sets; the plan is {p:?}"));
     }
     if args.iter().any(|a| a == "expect-rounds") {
         let p = ctx.coll_plan(Team::WORLD, 64 << 10)?;
