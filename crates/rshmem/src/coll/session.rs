@@ -53,8 +53,8 @@
 
 use crate::error::{Error, Result};
 use crate::heap::layout::{
-    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS,
-    SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
+    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SEEN_WORDS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO,
+    SLOT_PROGRESS, SLOT_SEEN, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -607,6 +607,50 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Tells member `i` that this PE has entered this collective (it finished every
+    /// earlier one): writes this collective's sequence into this PE's SEEN word in `i`'s
+    /// slot, one posted message over a network, no wait. `i` reads it in its own memory
+    /// ([`Session::peek_entered`]) where it would otherwise ask with a round trip. Teams of
+    /// up to [`SEEN_WORDS`] members.
+    pub(crate) fn tell_entered(&self, i: usize) -> Result<()> {
+        debug_assert!(self.n() <= SEEN_WORDS);
+        let pe = self.pe(i);
+        self.rt.to(pe).signal_post(pe, self.slot + SLOT_SEEN + 8 * self.me(), 8, AmoOp::Set, self.seq)
+    }
+
+    /// Records, on every member alike, that in this collective every other member tells
+    /// member `to` its entry ([`Session::tell_entered`]); returns whether they did so in
+    /// the previous collective too.
+    pub(crate) fn note_told(&mut self, to: usize) -> bool {
+        let before = self.state.told == (self.seq - 1, to);
+        self.state.told = (self.seq, to);
+        before
+    }
+
+    /// Waits until member `i` has told this PE it entered collective `seq` or a later one
+    /// (a word in this PE's own memory: no round trip), and remembers it. Only for a
+    /// collective in which `i` tells this PE ([`Session::note_told`]).
+    pub(crate) fn wait_seen(&self, i: usize, seq: u64) -> Result<()> {
+        self.wait(self.me(), SLOT_SEEN + 8 * i, |v| Ok(v >= seq), || format!("PE {} to say it entered collective {seq}", self.pe(i)))?;
+        self.peek_entered(i);
+        Ok(())
+    }
+
+    /// Reads member `i`'s SEEN word in this PE's slot ([`Session::tell_entered`]) and
+    /// remembers what it shows. Returns whether it learned something.
+    fn peek_entered(&self, i: usize) -> bool {
+        if i == self.me() || i >= SEEN_WORDS {
+            return false;
+        }
+        match self.load(self.me(), SLOT_SEEN + 8 * i) {
+            Ok(seen) if seen > self.state.entered[i].get() => {
+                self.state.entered[i].set(seen);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether member `i` is known to have finished collective `seq` (see
     /// [`TeamCollState::entered`]).
     fn known_finished(&self, i: usize, seq: u64) -> bool {
@@ -618,7 +662,7 @@ impl<'a> Session<'a> {
     /// `i` finished every collective before the one it names, and that one too when the
     /// word says DONE), so that a stream of calls reads the word once every few calls.
     fn wait_finished(&self, i: usize, prev: u64, what: impl Fn() -> String) -> Result<()> {
-        if self.known_finished(i, prev) {
+        if self.known_finished(i, prev) || (self.peek_entered(i) && self.known_finished(i, prev)) {
             return Ok(());
         }
         let seen = Cell::new(0u64);
@@ -732,6 +776,15 @@ impl<'a> Session<'a> {
         Ok(self.stage + set * STAGE_SET)
     }
 
+    /// Records this collective as the user of staging set `set` without waiting, and
+    /// returns its heap offset: for a PE that only reads its own set, which peers write
+    /// after they waited for it to be free (a staged broadcast's member). Later writers of
+    /// members' sets then wait for this collective too.
+    pub(crate) fn note_stage_set(&mut self, set: usize) -> usize {
+        self.state.stage_seq[set] = self.seq;
+        self.stage_set_offset(set)
+    }
+
     /// Heap offset of staging set `set`, without acquiring it (where to read a peer's).
     pub(crate) fn stage_set_offset(&self, set: usize) -> usize {
         self.stage + set * STAGE_SET
@@ -822,7 +875,7 @@ impl<'a> Session<'a> {
 
     /// Writes `len` bytes of this PE's heap at `src_off` into member `i`'s heap at
     /// `part.data`, then this collective's tag word at `part.tag` (see [`Session::post_inbox`]).
-    fn post_tagged(&self, i: usize, part: Part, src_off: usize, len: usize) -> Result<()> {
+    pub(crate) fn post_tagged(&self, i: usize, part: Part, src_off: usize, len: usize) -> Result<()> {
         debug_assert!(len <= part.cap);
         let pe = self.pe(i);
         let (t, w) = (self.rt.to(pe), tag(self.seq, self.word_code(), 1));
@@ -955,7 +1008,7 @@ impl<'a> Session<'a> {
     /// this collective shows that `from` entered it, which is remembered
     /// ([`Session::saw_entered`]): later calls then write into its inbox and staging
     /// without asking.
-    fn wait_tagged(&self, from: usize, slot: usize) -> Result<()> {
+    pub(crate) fn wait_tagged(&self, from: usize, slot: usize) -> Result<()> {
         self.enter()?;
         let seen = Cell::new(None);
         let mut watch = EntryWatch::default();

@@ -59,6 +59,9 @@ pub(crate) struct TeamCollState {
     /// none). A member that entered collective `s` has finished every earlier one on the
     /// team, reads of this PE's staging included, so reusing a set needs no wait on it.
     pub(crate) entered: Vec<std::cell::Cell<u64>>,
+    /// The last collective whose members told one member their entry (its SEEN words),
+    /// and that member's team index.
+    pub(crate) told: (u64, usize),
     /// Whether every member's heap is mapped (computed once).
     pub(crate) mapped: Option<bool>,
     /// The members grouped by host (computed once).
