@@ -17,8 +17,9 @@
 //! pulled form).
 //!
 //! Contributions that do not fit one staging set together go the same way in rounds:
-//! each round pushes a piece of every contribution small enough for all `n` pieces to
-//! fit one set, rounds using the two sets in turn. No
+//! each round pushes a piece of every contribution small enough for the `n - 1` pieces a
+//! member receives to fit one set (its own piece it reads from its source), rounds using
+//! the two sets in turn. No
 //! round needs a wait of its own for space: a member pushes round `r + 1` (into the set
 //! of round `r - 1`) only after every member's round-`r` push has reached it, and each
 //! member sends that push only after it has combined round `r - 1`. Even and odd rounds
@@ -87,14 +88,16 @@ pub(crate) fn run<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, c
     Ok(())
 }
 
-/// The network form (see the module documentation): one round where all `n`
+/// The network form (see the module documentation): one round where the other `n - 1`
 /// contributions fit one staging set (this call's own set), else rounds through both sets
 /// in turn.
 fn pushed<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: usize, op: ReduceOp) -> Result<()> {
     let (me, n) = (s.me(), s.n());
     let sz = std::mem::size_of::<T>();
     s.enter_all()?;
-    let per = (STAGE_SET / (n * sz)).max(1);
+    // A member receives the other n - 1 pieces of a round (its own is read from its
+    // source): n - 1 slots per set, so 2 PEs move a whole set per round.
+    let per = (STAGE_SET / ((n - 1) * sz)).max(1);
     let rounds = count.div_ceil(per).max(1);
     // Every member has entered, so has finished every earlier call: the sets are free on
     // all of them (acquiring them here only records this call as their last user).
@@ -102,14 +105,16 @@ fn pushed<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: us
     for r in 0..rounds {
         let (lo, parity) = (r * per, r % 2);
         let len = per.min(count - lo);
-        let slot = |i: usize| stage + parity * STAGE_SET + i * per * sz;
+        // Member `to`'s slot for the piece of member `from` (`to` has none of its own).
+        let slot = |from: usize, to: usize| stage + parity * STAGE_SET + ((from + n - to - 1) % n) * per * sz;
         for d in 1..n {
-            s.push_arrive_on((me + d) % n, slot(me), src + lo * sz, len * sz, parity)?;
+            let to = (me + d) % n;
+            s.push_arrive_on(to, slot(me, to), src + lo * sz, len * sz, parity)?;
         }
         s.wait_arrivals_on(parity, n as u64 - 1)?;
         // This PE's own piece is read from its source: in place, the result of a round
         // lands on source elements no later round reads.
-        let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, if i == me { src + lo * sz } else { slot(i) })).collect();
+        let sources: Vec<(usize, usize)> = (0..n).map(|i| (me, if i == me { src + lo * sz } else { slot(i, me) })).collect();
         let s: &Session<'_> = s;
         combine_from::<T>(s, &sources, len, op, |at, piece| s.put_mine(dest + (lo + at) * sz, piece))?;
     }
