@@ -9,7 +9,11 @@
 //!
 //! A fixed 20 us pause woke the progress thread once per remote get (a get over loopback
 //! tcp takes 12-18 us), and each wake took the core from the thread driving the get: on
-//! the 2-core VM, get 8 B 17.9 us with it, 14.9 us with the pause at 500 us. A thread that
+//! the 2-core VM, get 8 B 17.9 us with it, 14.9 us with the pause at 500 us. A pause that
+//! grew to 200 us still cost a stream of gets a fifth (each wake takes a core from a
+//! thread driving, ours or the peer's): with [`LONGEST`] at 1 ms, get 8 B 12.5-14.5 ->
+//! 10.3-11.0 us, fetch_add 12.0-14.9 -> 10.6-10.9, put + quiet 23.7-25.1 -> 19.2-20.7
+//! (3 alternating runs; 20 ms gained nothing more). A thread that
 //! stops driving to sleep (a wait whose poll phase ended) wakes the progress thread, which
 //! must then serve peers and wake it; otherwise a peer's request waits at most
 //! [`QUIET`] + [`LONGEST`] for the progress thread once the PE's threads stop driving.
@@ -22,7 +26,7 @@ use std::time::{Duration, Instant};
 pub(crate) const FIRST: Duration = Duration::from_micros(20);
 /// Longest pause: the most a peer's request waits for the progress thread after the PE's
 /// threads stop driving, when no wake comes.
-pub(crate) const LONGEST: Duration = Duration::from_micros(200);
+pub(crate) const LONGEST: Duration = Duration::from_millis(1);
 /// The progress thread stands back until no application thread has driven for this long.
 pub(crate) const QUIET: Duration = Duration::from_micros(50);
 
