@@ -19,9 +19,11 @@
 //!                (n - 1) x slot lines <= 8 KiB ........... push (the root writes every member's
 //!                                                          inbox; members wait on their own memory)
 //!                mapped and (n <= 8 or bytes <= 64 KiB) .. direct (every PE reads the root)
-//!                n <= 8 and bytes <= 1 MiB ............... direct over the network too (members
-//!                                                          announce their entry to the root,
-//!                                                          which writes every dest)
+//!                n <= 8 and bytes <= 1 MiB ............... direct over the network too (up to
+//!                                                          16 KiB the root writes the members'
+//!                                                          staging sets, members tell it their
+//!                                                          entry; larger: members announce their
+//!                                                          entry, the root writes every dest)
 //!                otherwise ............................... tree (binomial, 64 KiB chunks pipelined)
 //! fcollect,      hier .................................... hier (leaders gather their host, then
 //! collect                                                  each other's hosts; members copy)
@@ -70,7 +72,7 @@
 //! because a member writes a peer's set only once it knows the peer finished the set's
 //! previous user, which a stream of pushed calls tells it for free (every part a member
 //! receives shows that its sender entered the call; UCX tcp, 2 PEs: all-reduce 512 B
-//! 22-28 -> see results/cpu/issue21-ucx-session11.txt).
+//! 24-42 -> 12-27 us, fcollect 512 B 22-32 -> 11-18 us; results/cpu/issue21-ucx-session11.txt).
 //! Rings and trees send each byte over fewer links and win when peers are reached
 //! through a network (or, for broadcast, when many readers would all hit the root).
 //! The thresholds are first guesses for a 2-core host; tune them against measurements.
