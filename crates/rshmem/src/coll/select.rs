@@ -31,7 +31,7 @@
 //!                part (n <= 16; 504 B on 2 PEs) .......... push (every PE writes its block into
 //!                                                          every member's inbox)
 //!                fcollect, not mapped, block fits a
-//!                staging part (8 KiB on 2 PEs) ........... push into the members' staging sets
+//!                staging part (16 KiB on 2 PEs) .......... push into the members' staging sets
 //!                mapped and (n <= 8 or total <= 1 MiB) ... direct (every PE writes its block into
 //!                                                          every dest, one shot)
 //!                n <= 8 and total <= 1 MiB ............... direct over the network too (entries
@@ -66,7 +66,7 @@
 //! the waiter's own memory, where a pulled form polls a remote word with round trips
 //! (over UCX tcp on one host, 2 PEs: broadcast 8 B 31 -> 14-18 us, fcollect 8 B 22 -> 15,
 //! all-reduce 8 B 17-19 -> 14-16; results/cpu/issue21-ucx-session6.txt).
-//! Over a network a part of a staging set (16 KiB split among the members) takes what an
+//! Over a network a part of a staging set (16 KiB split among the other members) takes what an
 //! inbox part cannot hold: the push needs no entry exchange first (the one-shot and direct
 //! forms over the network wait for every member's entry announcement, one more trip)
 //! because a member writes a peer's set only once it knows the peer finished the set's
@@ -333,15 +333,16 @@ mod tests {
         assert_eq!(reduce(&f, s(16, 56, true)), ReduceAlgo::Push);
         assert_eq!(reduce(&f, s(17, 8, true)), ReduceAlgo::OneShot);
         assert_eq!(reduce(&f, s(4, 8, false)), ReduceAlgo::Push, "pushed over a network too");
-        assert_eq!(reduce(&f, s(4, 4096, false)), ReduceAlgo::Push, "into staging parts over a network");
-        assert_eq!(reduce(&f, s(4, 4097, false)), ReduceAlgo::OneShot);
-        assert_eq!(reduce(&f, s(2, 8192, false)), ReduceAlgo::Push);
-        assert_eq!(reduce(&f, s(2, 8193, false)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(4, 5440, false)), ReduceAlgo::Push, "into staging parts over a network");
+        assert_eq!(reduce(&f, s(4, 5441, false)), ReduceAlgo::OneShot);
+        assert_eq!(reduce(&f, s(2, 16384, false)), ReduceAlgo::Push, "the whole set on 2 PEs");
+        assert_eq!(reduce(&f, s(2, 16385, false)), ReduceAlgo::OneShot);
         assert_eq!(reduce(&f, s(17, 8, false)), ReduceAlgo::OneShot, "no inbox part for the tags");
         assert_eq!(fcollect(&f, s(2, 2 * 504, true)), GatherAlgo::Push);
         assert_eq!(fcollect(&f, s(2, 2 * 505, true)), GatherAlgo::Direct);
         assert_eq!(fcollect(&f, s(8, 8 * 8, false)), GatherAlgo::Push, "pushed over a network too");
-        assert_eq!(fcollect(&f, s(8, 8 * 2048, false)), GatherAlgo::Push, "into staging parts over a network");
+        assert_eq!(fcollect(&f, s(8, 8 * 2304, false)), GatherAlgo::Push, "into staging parts over a network");
+        assert_eq!(fcollect(&f, s(8, 8 * 2368, false)), GatherAlgo::Direct);
         assert_eq!(fcollect(&f, s(8, 8 * 8192, false)), GatherAlgo::Direct, "one step over a network too");
         assert_eq!(fcollect(&f, s(8, 8 << 20, false)), GatherAlgo::Ring);
         assert_eq!(fcollect(&f, s(9, 9 * 8192, false)), GatherAlgo::Ring);
@@ -350,7 +351,7 @@ mod tests {
         assert_eq!(fcollect(&push, s(4, 4 * 4096, true)), GatherAlgo::Direct);
         assert_eq!(reduce(&push, s(4, 4096, true)), ReduceAlgo::OneShot);
         assert_eq!(reduce(&push, s(4, 64, false)), ReduceAlgo::Push);
-        assert_eq!(reduce(&push, s(4, 4100, false)), ReduceAlgo::OneShot, "forced push falls back where a staging part is too small");
+        assert_eq!(reduce(&push, s(4, 5441, false)), ReduceAlgo::OneShot, "forced push falls back where a staging part is too small");
         assert_eq!(reduce(&f, s(4, 1 << 20, true)), ReduceAlgo::RsAg);
         assert_eq!(reduce(&f, s(4, 1 << 20, false)), ReduceAlgo::OneShot, "pushed in rounds over a network");
         assert_eq!(reduce(&f, s(5, 1 << 20, false)), ReduceAlgo::Ring);

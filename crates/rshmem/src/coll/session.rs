@@ -845,19 +845,21 @@ impl<'a> Session<'a> {
             return Ok(Mailbox::Inbox);
         }
         let set = self.stage_set(self.own_set())?;
-        debug_assert!(bytes <= self.part(Mailbox::Stage(set), self.me()).cap);
+        debug_assert!(bytes <= self.part(Mailbox::Stage(set), self.me(), 0).cap);
         Ok(Mailbox::Stage(set))
     }
 
-    /// Where member `j`'s part of `mb` lies.
-    pub(crate) fn part(&self, mb: Mailbox, j: usize) -> Part {
-        let (at, cap) = self.inbox_part_of(j);
-        let tag = self.inbox_slot() + at;
+    /// Where member `j`'s part of `mb` lies in member `at`'s memory. A staging set holds
+    /// the `n - 1` parts of the other members only: `j`'s comes
+    /// `(j - at - 1) mod n` parts in.
+    pub(crate) fn part(&self, mb: Mailbox, j: usize, at: usize) -> Part {
+        let (off, cap) = self.inbox_part_of(j);
+        let tag = self.inbox_slot() + off;
         match mb {
             Mailbox::Inbox => Part { tag, data: tag + 8, cap },
             Mailbox::Stage(set) => {
-                let part = stage_part(self.n());
-                Part { tag, data: set + j * part, cap: part }
+                let (n, part) = (self.n(), stage_part(self.n()));
+                Part { tag, data: set + ((j + n - at - 1) % n) * part, cap: part }
             }
         }
     }
@@ -975,10 +977,10 @@ impl<'a> Session<'a> {
     /// every other member (gathers and reductions), each inbox part after claiming it.
     pub(crate) fn post_part_to_others(&self, mb: Mailbox, src_off: usize, len: usize) -> Result<()> {
         let (me, n) = (self.me(), self.n());
-        let part = self.part(mb, me);
-        debug_assert!(len <= part.cap, "{len} B do not fit a part of {} B", part.cap);
         for d in 1..n {
             let j = (me + d) % n;
+            let part = self.part(mb, me, j);
+            debug_assert!(len <= part.cap, "{len} B do not fit a part of {} B", part.cap);
             self.claim_inbox(j)?;
             self.post_tagged(j, part, src_off, len)?;
         }
@@ -988,7 +990,7 @@ impl<'a> Session<'a> {
     /// Waits until member `j` has posted its part of `mb` into this PE ([`Session::wait_inbox`]);
     /// returns the heap offset of the data.
     pub(crate) fn wait_part(&self, mb: Mailbox, j: usize) -> Result<usize> {
-        let part = self.part(mb, j);
+        let part = self.part(mb, j, self.me());
         self.wait_tagged(j, part.tag)?;
         Ok(part.data)
     }

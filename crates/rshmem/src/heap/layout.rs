@@ -108,12 +108,12 @@ pub const fn inbox_part(n: usize) -> usize {
         None => 0,
     }
 }
-/// Bytes of each member's part of a staging set that all `n` members of a team push into
-/// over a network (member `j` writes part `j`; its tag word goes to the first word of its
-/// inbox part, as for an inbox push), whole cache lines; 0 when `n` parts of a line each
-/// do not fit.
+/// Bytes of each member's part of a staging set that the other `n - 1` members of a team
+/// push into over a network (a member's own contribution stays in its source; the tag
+/// word of member `j`'s part goes to the first word of its inbox part, as for an inbox
+/// push), whole cache lines: the whole set on 2 PEs; 0 on a team of one.
 pub const fn stage_part(n: usize) -> usize {
-    match STAGE_SET.checked_div(n) {
+    match STAGE_SET.checked_div(n.saturating_sub(1)) {
         Some(part) => part & !63,
         None => 0,
     }

@@ -350,7 +350,8 @@ fn team_cases(env: &mut Env, tc: &TeamCase, flags: &Sym<u64>, world: &[usize], r
         fcollect_case::<u8>(env, tc, count)?;
         fcollect_case::<i64>(env, tc, count)?;
     }
-    fcollect_case::<i64>(env, tc, 1024)?; // a whole staging part on 2 PEs over a network
+    fcollect_case::<i64>(env, tc, 1024)?; // half a staging set: a staging part on 3 PEs over a network
+    fcollect_case::<i64>(env, tc, 2048)?; // a whole staging set: the part of 2 PEs over a network
     collect_case::<u16>(env, tc, |r| (r * 7 + 3) % 11)?;
     collect_case::<f64>(env, tc, |r| if r % 2 == 0 { 0 } else { 2 * r + 1 })?;
     collect_case::<u8>(env, tc, |_| 0)?;
@@ -373,7 +374,8 @@ fn team_cases(env: &mut Env, tc: &TeamCase, flags: &Sym<u64>, world: &[usize], r
     reduce_case::<f64>(env, tc, 2048, ReduceOp::Sum, false)?; // exactly one staging set
     reduce_case::<f64>(env, tc, 2049, ReduceOp::Sum, false)?;
     reduce_case::<f64>(env, tc, 37, ReduceOp::Sum, true)?;
-    reduce_case::<f64>(env, tc, 1024, ReduceOp::Sum, true)?; // a whole staging part on 2 PEs over a network
+    reduce_case::<f64>(env, tc, 1024, ReduceOp::Sum, true)?; // a staging part on 3 PEs over a network
+    reduce_case::<f64>(env, tc, 2048, ReduceOp::Max, true)?; // the whole set, 2 PEs' part, in place
     reduce_case::<i16>(env, tc, 1001, ReduceOp::Prod, true)?;
     reduce_case::<f32>(env, tc, 5000, ReduceOp::Prod, true)?;
     // reduce_scatter
