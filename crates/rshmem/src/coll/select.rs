@@ -20,10 +20,10 @@
 //!                                                          inbox; members wait on their own memory)
 //!                mapped and (n <= 8 or bytes <= 64 KiB) .. direct (every PE reads the root)
 //!                n <= 8 and bytes <= 1 MiB ............... direct over the network too (up to
-//!                                                          16 KiB the root writes the members'
-//!                                                          staging sets, members tell it their
-//!                                                          entry; larger: members announce their
-//!                                                          entry, the root writes every dest)
+//!                                                          16 KiB the root writes a slot of the
+//!                                                          members' staging rings; larger:
+//!                                                          members announce their entry, the
+//!                                                          root writes every dest)
 //!                otherwise ............................... tree (binomial, 64 KiB chunks pipelined)
 //! fcollect,      hier .................................... hier (leaders gather their host, then
 //! collect                                                  each other's hosts; members copy)

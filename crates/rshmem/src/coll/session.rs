@@ -53,8 +53,8 @@
 
 use crate::error::{Error, Result};
 use crate::heap::layout::{
-    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SEEN_WORDS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO,
-    SLOT_PROGRESS, SLOT_SEEN, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, TEAM_STAGE,
+    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS,
+    SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, STAGE_UNIT, TEAM_STAGE,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -607,50 +607,6 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Tells member `i` that this PE has entered this collective (it finished every
-    /// earlier one): writes this collective's sequence into this PE's SEEN word in `i`'s
-    /// slot, one posted message over a network, no wait. `i` reads it in its own memory
-    /// ([`Session::peek_entered`]) where it would otherwise ask with a round trip. Teams of
-    /// up to [`SEEN_WORDS`] members.
-    pub(crate) fn tell_entered(&self, i: usize) -> Result<()> {
-        debug_assert!(self.n() <= SEEN_WORDS);
-        let pe = self.pe(i);
-        self.rt.to(pe).signal_post(pe, self.slot + SLOT_SEEN + 8 * self.me(), 8, AmoOp::Set, self.seq)
-    }
-
-    /// Records, on every member alike, that in this collective every other member tells
-    /// member `to` its entry ([`Session::tell_entered`]); returns whether they did so in
-    /// the previous collective too.
-    pub(crate) fn note_told(&mut self, to: usize) -> bool {
-        let before = self.state.told == (self.seq - 1, to);
-        self.state.told = (self.seq, to);
-        before
-    }
-
-    /// Waits until member `i` has told this PE it entered collective `seq` or a later one
-    /// (a word in this PE's own memory: no round trip), and remembers it. Only for a
-    /// collective in which `i` tells this PE ([`Session::note_told`]).
-    pub(crate) fn wait_seen(&self, i: usize, seq: u64) -> Result<()> {
-        self.wait(self.me(), SLOT_SEEN + 8 * i, |v| Ok(v >= seq), || format!("PE {} to say it entered collective {seq}", self.pe(i)))?;
-        self.peek_entered(i);
-        Ok(())
-    }
-
-    /// Reads member `i`'s SEEN word in this PE's slot ([`Session::tell_entered`]) and
-    /// remembers what it shows. Returns whether it learned something.
-    fn peek_entered(&self, i: usize) -> bool {
-        if i == self.me() || i >= SEEN_WORDS {
-            return false;
-        }
-        match self.load(self.me(), SLOT_SEEN + 8 * i) {
-            Ok(seen) if seen > self.state.entered[i].get() => {
-                self.state.entered[i].set(seen);
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// Whether member `i` is known to have finished collective `seq` (see
     /// [`TeamCollState::entered`]).
     fn known_finished(&self, i: usize, seq: u64) -> bool {
@@ -662,7 +618,7 @@ impl<'a> Session<'a> {
     /// `i` finished every collective before the one it names, and that one too when the
     /// word says DONE), so that a stream of calls reads the word once every few calls.
     fn wait_finished(&self, i: usize, prev: u64, what: impl Fn() -> String) -> Result<()> {
-        if self.known_finished(i, prev) || (self.peek_entered(i) && self.known_finished(i, prev)) {
+        if self.known_finished(i, prev) {
             return Ok(());
         }
         let seen = Cell::new(0u64);
@@ -766,23 +722,40 @@ impl<'a> Session<'a> {
     /// every member has finished the collective that last published it, so this PE may
     /// overwrite it. Records this collective as its new publisher.
     pub(crate) fn stage_set(&mut self, set: usize) -> Result<usize> {
-        let prev = self.state.stage_seq[set];
-        if prev != 0 && self.seq - prev < STALE {
-            for i in (0..self.n()).filter(|&i| i != self.me()) {
-                self.wait_finished(i, prev, || format!("PE {} to finish reading this PE's staging of collective {prev}", self.pe(i)))?;
-            }
-        }
-        self.state.stage_seq[set] = self.seq;
-        Ok(self.stage + set * STAGE_SET)
+        self.acquire_stage(set * STAGE_SET, STAGE_SET, true, 0)
     }
 
-    /// Records this collective as the user of staging set `set` without waiting, and
-    /// returns its heap offset: for a PE that only reads its own set, which peers write
-    /// after they waited for it to be free (a staged broadcast's member). Later writers of
-    /// members' sets then wait for this collective too.
-    pub(crate) fn note_stage_set(&mut self, set: usize) -> usize {
-        self.state.stage_seq[set] = self.seq;
-        self.stage_set_offset(set)
+    /// Heap offset of `len` bytes at `at` of the team's staging area, recorded as used by
+    /// this collective. With `wait`, first waits until every member has finished the
+    /// collectives that used them last; then, when it must wait at all, for one `ahead`
+    /// collectives back (at most the one before this), so that a stream of calls through a
+    /// ring of slots asks once every few calls. Without `wait`, only records: for a PE
+    /// that only reads its own staging, which peers write after waiting for it (a staged
+    /// broadcast's member).
+    fn acquire_stage(&mut self, at: usize, len: usize, wait: bool, ahead: u64) -> Result<usize> {
+        let units = at / STAGE_UNIT..(at + len).div_ceil(STAGE_UNIT);
+        let prev = self.state.stage_seq[units.clone()].iter().copied().max().unwrap_or(0);
+        if wait && prev != 0 && self.seq - prev < STALE {
+            let until = prev.max(self.seq.saturating_sub(ahead)).min(self.seq - 1);
+            for i in (0..self.n()).filter(|&i| i != self.me()) {
+                if !self.known_finished(i, prev) {
+                    self.wait_finished(i, until, || format!("PE {} to finish reading its staging of collective {prev}", self.pe(i)))?;
+                }
+            }
+        }
+        self.state.stage_seq[units].fill(self.seq);
+        Ok(self.stage + at)
+    }
+
+    /// The slot of a staged broadcast of `nbytes` (at most one set) and its heap offset:
+    /// the staging area as a ring of slots of `nbytes` rounded up to a power of two (at
+    /// least a unit), collective `seq` taking slot `seq` mod their number. The root
+    /// (`wait`) may write the slot on every member once they finished its last user (it
+    /// asks once every half ring in a stream); members record it.
+    pub(crate) fn stage_ring_slot(&mut self, nbytes: usize, wait: bool) -> Result<usize> {
+        let slot = nbytes.next_power_of_two().clamp(STAGE_UNIT, STAGE_SET);
+        let slots = (TEAM_STAGE / slot) as u64;
+        self.acquire_stage((self.seq % slots) as usize * slot, slot, wait, slots / 2)
     }
 
     /// Heap offset of staging set `set`, without acquiring it (where to read a peer's).

@@ -18,7 +18,6 @@
 //! 704   SLOT_STEP_IN   u64        ring step signal, written by the left neighbour only
 //! 768   SLOT_INFO      u64        a value published with PROGRESS (collect: this PE's size)
 //! 832   SLOT_EPOCH     u64        barriers this PE has entered on the team (names the missing PE)
-//! 896   SLOT_SEEN      16 x u64   per member: the latest collective it told this PE it entered
 //! 1024  SLOT_CHECK     2 x 128 B  argument descriptors of the debug argument check
 //! 2048  SLOT_SPLIT     ...        per-member records of a team split (team.rs)
 //! ```
@@ -31,7 +30,8 @@
 //! partial sums), so that it can return without waiting for its readers. On mapped teams
 //! only the owner writes its staging area; over a network peers push into it (the
 //! network forms of `coll`), each once it knows the owner finished the set's previous
-//! user. Pages are committed only when touched.
+//! user (a staged broadcast over the network uses the area as a ring of smaller slots;
+//! use is recorded per [`STAGE_UNIT`]). Pages are committed only when touched.
 //!
 //! One team inbox (`TEAM_INBOX` = `INBOX_SLOTS` slots of `INBOX_SLOT` bytes; its tag words
 //! are zeroed when its team is destroyed): small collectives whose data the sender writes
@@ -69,12 +69,6 @@ pub const SLOT_INFO: usize = 768;
 /// Offset in a team slot of the EPOCH word: how many barriers this PE has entered on the
 /// team (written by its owner only; read by waiters to name the PE a barrier waits for).
 pub const SLOT_EPOCH: usize = 832;
-/// Offset in a team slot of the SEEN words: word `j` holds the latest collective member
-/// `j` told this PE it entered (written by `j` only; teams of up to [`SEEN_WORDS`]).
-pub const SLOT_SEEN: usize = 896;
-/// SEEN words per team slot.
-pub const SEEN_WORDS: usize = 16;
-const _: () = assert!(SLOT_SEEN + 8 * SEEN_WORDS <= SLOT_CHECK);
 /// Offset in a team slot of the two argument-check descriptors.
 pub const SLOT_CHECK: usize = 1024;
 /// Bytes of one argument-check descriptor (16 u64 words).
@@ -93,6 +87,11 @@ pub const MAX_TEAM_SLOTS: usize = ((TEAM_SLOT - SLOT_SPLIT) / 8 - SPLIT_RECORD_W
 pub const STAGE_SET: usize = 16 << 10;
 /// Bytes of staging per team (two sets, used alternately).
 pub const TEAM_STAGE: usize = 2 * STAGE_SET;
+/// The grain at which collectives record their use of the staging area (a set, or a
+/// slot of a staged broadcast's ring over the whole area).
+pub const STAGE_UNIT: usize = 1024;
+/// Units per team staging area.
+pub const STAGE_UNITS: usize = TEAM_STAGE / STAGE_UNIT;
 
 /// Bytes of one inbox slot (a tag word and the data, or one such part per writer).
 pub const INBOX_SLOT: usize = 1024;

@@ -53,15 +53,13 @@ pub(crate) struct TeamCollState {
     pub(crate) seq: u64,
     /// Pushes this PE has waited for so far, per ARRIVE counter (each only grows).
     pub(crate) arrivals: [u64; 2],
-    /// Collective that last published each staging set (0: never).
-    pub(crate) stage_seq: [u64; 2],
+    /// Collective that last used each [`STAGE_UNIT`](crate::heap::layout::STAGE_UNIT) of
+    /// the team's staging area (0: never).
+    pub(crate) stage_seq: [u64; crate::heap::layout::STAGE_UNITS],
     /// Per member: the latest collective this PE saw the member publish a step of (0:
     /// none). A member that entered collective `s` has finished every earlier one on the
     /// team, reads of this PE's staging included, so reusing a set needs no wait on it.
     pub(crate) entered: Vec<std::cell::Cell<u64>>,
-    /// The last collective whose members told one member their entry (its SEEN words),
-    /// and that member's team index.
-    pub(crate) told: (u64, usize),
     /// Whether every member's heap is mapped (computed once).
     pub(crate) mapped: Option<bool>,
     /// The members grouped by host (computed once).
