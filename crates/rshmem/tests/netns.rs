@@ -171,13 +171,14 @@ fn link_down_or_killed_pe_over_ucx_ends_the_job() {
         rustix::process::kill_process(rustix::process::Pid::from_raw(pid).expect("pid"), rustix::process::Signal::KILL).expect("kill PE 1");
     });
     let _ = std::fs::remove_dir_all(&pids);
-    assert_eq!(job.code, 128 + 9, "{}", job.stderr);
-    assert!(
-        job.stderr.contains("PE 1 (pid")
-            && job.stderr.contains("was killed by signal 9 (SIGKILL) before finalize; ending the other 1 PE(s)"),
-        "{}",
-        job.stderr
-    );
+    // Two ends are right, whichever comes first: the launcher sees PE 1 die and ends PE
+    // 0, or PE 0's transfer to PE 1 fails (UCX sees the connection go) and PE 0 ends the
+    // job with that error. Either way the job ends at once, saying why.
+    let killed = job.code == 128 + 9
+        && job.stderr.contains("PE 1 (pid")
+        && job.stderr.contains("was killed by signal 9 (SIGKILL) before finalize; ending the other 1 PE(s)");
+    let failed = job.code != 0 && job.stderr.contains("put of 268435456 bytes to PE 1") && job.stderr.contains("aborted the job");
+    assert!(killed || failed, "exit code {}: {}", job.code, job.stderr);
     assert!(secs < 10.0, "ended {secs:.1} s after PE 1 was killed");
     println!("PE killed mid-transfer: the job ended {secs:.2} s after the kill\n{}", job.stderr);
 }
