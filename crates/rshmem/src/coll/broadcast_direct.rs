@@ -21,8 +21,8 @@
 //! 2 KiB 13-17 us that way, 8.5-12 with the ring.) Larger messages go straight into the
 //! dests: each member tells the root it has entered (a tag in the root's inbox, one
 //! message), the root writes the data into each member's dest with its arrival count
-//! (one signalled put per member where it fits one), and members
-//! wait on their own memory.
+//! (one signalled put per member where it fits one), and members wait on their own
+//! memory.
 
 use super::session::{Part, Session};
 use crate::error::Result;

@@ -27,7 +27,7 @@
 //! round `r + 1` before another peer's round `r`.
 
 use super::combine::{combine_from, combine_pieces};
-use super::session::Session;
+use super::session::{stage_part_index, Session};
 use crate::error::Result;
 use crate::heap::layout::{inbox_part, STAGE_SET};
 use crate::types::{ReduceOp, ReduceType};
@@ -106,7 +106,7 @@ fn pushed<T: ReduceType>(s: &mut Session<'_>, dest: usize, src: usize, count: us
         let (lo, parity) = (r * per, r % 2);
         let len = per.min(count - lo);
         // Member `to`'s slot for the piece of member `from` (`to` has none of its own).
-        let slot = |from: usize, to: usize| stage + parity * STAGE_SET + ((from + n - to - 1) % n) * per * sz;
+        let slot = |from: usize, to: usize| stage + parity * STAGE_SET + stage_part_index(from, to, n) * per * sz;
         for d in 1..n {
             let to = (me + d) % n;
             s.push_arrive_on(to, slot(me, to), src + lo * sz, len * sz, parity)?;

@@ -66,13 +66,14 @@
 //! the waiter's own memory, where a pulled form polls a remote word with round trips
 //! (over UCX tcp on one host, 2 PEs: broadcast 8 B 31 -> 14-18 us, fcollect 8 B 22 -> 15,
 //! all-reduce 8 B 17-19 -> 14-16; results/cpu/issue21-ucx-session6.txt).
-//! Over a network a part of a staging set (16 KiB split among the other members) takes what an
-//! inbox part cannot hold: the push needs no entry exchange first (the one-shot and direct
-//! forms over the network wait for every member's entry announcement, one more trip)
-//! because a member writes a peer's set only once it knows the peer finished the set's
-//! previous user, which a stream of pushed calls tells it for free (every part a member
-//! receives shows that its sender entered the call; UCX tcp, 2 PEs: all-reduce 512 B
-//! 24-42 -> 12-27 us, fcollect 512 B 22-32 -> 11-18 us; results/cpu/issue21-ucx-session11.txt).
+//! Over a network a part of a staging set (16 KiB split among the other members) takes
+//! what an inbox part cannot hold: the push needs no entry exchange first (the one-shot
+//! and direct forms over the network wait for every member's entry announcement, one
+//! more trip) because a member writes a peer's set only once it knows the peer finished
+//! the set's previous user, which a stream of pushed calls tells it for free (every part
+//! a member receives shows that its sender entered the call; UCX tcp, 2 PEs: all-reduce
+//! 512 B 24-42 -> 12-27 us, fcollect 512 B 22-32 -> 11-18 us;
+//! results/cpu/issue21-ucx-session11.txt).
 //! Rings and trees send each byte over fewer links and win when peers are reached
 //! through a network (or, for broadcast, when many readers would all hit the root).
 //! The thresholds are first guesses for a 2-core host; tune them against measurements.

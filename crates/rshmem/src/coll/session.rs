@@ -336,6 +336,13 @@ pub(crate) enum Mailbox {
     Stage(usize),
 }
 
+/// Which of the `n - 1` parts of member `at`'s staging set holds member `from`'s data
+/// (a member has no part of its own: its contribution stays in its source).
+pub(crate) fn stage_part_index(from: usize, at: usize, n: usize) -> usize {
+    debug_assert!(from != at && from < n && at < n);
+    (from + n - at - 1) % n
+}
+
 /// Where one member's part of a [`Mailbox`] lies (heap offsets).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Part {
@@ -822,17 +829,16 @@ impl<'a> Session<'a> {
         Ok(Mailbox::Stage(set))
     }
 
-    /// Where member `j`'s part of `mb` lies in member `at`'s memory. A staging set holds
-    /// the `n - 1` parts of the other members only: `j`'s comes
-    /// `(j - at - 1) mod n` parts in.
+    /// Where member `j`'s part of `mb` lies in member `at`'s memory (a staging set holds
+    /// the other members' parts only, see [`stage_part_index`]).
     pub(crate) fn part(&self, mb: Mailbox, j: usize, at: usize) -> Part {
         let (off, cap) = self.inbox_part_of(j);
         let tag = self.inbox_slot() + off;
         match mb {
             Mailbox::Inbox => Part { tag, data: tag + 8, cap },
             Mailbox::Stage(set) => {
-                let (n, part) = (self.n(), stage_part(self.n()));
-                Part { tag, data: set + ((j + n - at - 1) % n) * part, cap: part }
+                let part = stage_part(self.n());
+                Part { tag, data: set + stage_part_index(j, at, self.n()) * part, cap: part }
             }
         }
     }
