@@ -54,7 +54,8 @@ plugdir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null | grep '/mpi_pm
 # The plugin dlopens through the loader's cache: refresh it (a package installed without
 # its triggers leaves the link out of it).
 [ "$(id -u)" = 0 ] && ldconfig
-ldconfig -p | grep -q 'libpmix\.so ' ||
+# (grep reads the whole list: `grep -q` stops early and ldconfig's SIGPIPE fails the pipe.)
+ldconfig -p | grep -cF 'libpmix.so ' >/dev/null ||
   die "libpmix.so (unversioned, package libpmix-dev) is missing: Slurm's PMIx plugin cannot load libpmix without it"
 
 host=$(hostname -s)
