@@ -10,6 +10,7 @@
 #
 # Usage (root, after `cargo build --release`): bash scripts/netns-perf.sh [ROUNDS]
 #   OPS="barrier broadcast reduce fcollect alltoall" SIZES="8 128 2048 8192 32768" ITERS=100 REPS=3
+#   PERF=/path/to/rshmem-perf RUN=/path/to/rshmemrun (default: this tree's release build)
 # Needs iproute2, UCX (libucx0) and Open MPI's OpenSHMEM (oshcc, oshrun).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,8 +20,9 @@ SIZES=${SIZES:-8 128 2048 8192 32768}
 ITERS=${ITERS:-100}
 REPS=${REPS:-3}
 OUT=${OUT:-$ROOT/perf-results/netns}
-PERF=$ROOT/target/release/rshmem-perf
-RUN=$ROOT/target/release/rshmemrun
+# PERF and RUN: other builds of rshmem-perf and rshmemrun (an A/B of two commits).
+PERF=${PERF:-$ROOT/target/release/rshmem-perf}
+RUN=${RUN:-$ROOT/target/release/rshmemrun}
 for t in ip oshcc oshrun "$PERF" "$RUN"; do command -v "$t" > /dev/null || { echo "netns-perf: $t is missing" >&2; exit 2; }; done
 mkdir -p "$OUT"
 ns=(rsp$$a rsp$$b) dev=(rsv$$a rsv$$b)

@@ -122,3 +122,23 @@ fn oneshot_reduce_in_rounds_over_ucx_tcp() {
         across_hosts(n, "PE", &["expect-rounds"], &[("RSHMEM_COLL_CHECK", "1")]);
     }
 }
+
+/// A stream of broadcasts with every pair over UCX tcp (2 and 3 PEs): a root that runs
+/// ahead through the inbox and the staging ring (members asked how far they got only
+/// now and then) must never overwrite a slot a member has not read; every call is
+/// checked. (A root that believed its members 40 calls further on than they were failed
+/// it.)
+#[test]
+fn broadcast_stream_over_ucx_tcp() {
+    if let Err(e) = rshmem::ucx_available() {
+        println!("SKIPPED: hosts apart need UCX: {e}");
+        return;
+    }
+    for n in [2, 3] {
+        let script = "PE=${RSHMEM_PE:-$PMIX_RANK}; RSHMEM_HOST=h$PE exec \"$0\" \"$@\"";
+        let prog = example("pe_coll");
+        let args = ["-c", script, prog.to_str().expect("utf-8 path"), "stream"];
+        let env = [("RSHMEM_TRANSPORT", "auto"), ("UCX_TLS", "tcp"), ("RSHMEM_WAIT_WARN", "20"), ("RSHMEM_HANG_TIMEOUT", "120")];
+        run_program_env(n, std::path::Path::new("/bin/sh"), &args, &env, 240).assert_all(n, &["bcast.stream"]);
+    }
+}

@@ -16,6 +16,7 @@
 //! `expect-hier` the `hier.*` checks of the decision tree (`expect-push`: `push.plan`, small
 //! collectives pushed into inboxes, and `push.staged_plan`, 2 KiB ones into staging sets; `expect-rounds`: `rounds.plan`, a 64 KiB all-reduce
 //! one-shot, pushed in rounds, on a world whose pairs all go through the network).
+//! With `stream`, only `bcast.stream`: a long stream of broadcasts, every call checked.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -498,8 +499,46 @@ fn typed_api(env: &mut Env) -> Result<()> {
     Ok(())
 }
 
+/// `bcast.stream`: 600 broadcasts back to back on the world, roots in turn and in runs of
+/// 40 calls of one root (which may then run ahead of its members), sizes through every
+/// form (inbox, the staging ring's slot sizes, past one set), members that fall behind
+/// now and then, sources overwritten as soon as a call returns; every call checked.
+fn broadcast_stream(ctx: &Ctx, ck: &mut Check) -> Result<()> {
+    const SIZES: [usize; 9] = [8, 1016, 1017, 2048, 4096, 8192, 16384, 16385, 64];
+    const ROOM: usize = 32 << 10;
+    let (me, n) = (ctx.my_pe(), ctx.n_pes());
+    let src = ctx.alloc::<u8>(ROOM)?;
+    let dst = ctx.alloc::<u8>(ROOM)?;
+    let byte = |it: usize, k: usize| (it * 31 + k * 7 + 1) as u8;
+    let mut wrong = None;
+    let calls = 600;
+    for it in 0..calls {
+        let root = if it % 80 < 40 { it % n } else { (it / 80) % n };
+        let bytes = SIZES[it % SIZES.len()];
+        if me == root {
+            src.copy_from(0, &(0..bytes).map(|k| byte(it, k)).collect::<Vec<u8>>())?;
+        } else if (it * (me + 3)) % 37 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        ctx.broadcastmem(Team::WORLD, dst.addr(), src.addr(), bytes, root)?;
+        src.copy_from(0, &vec![0xEE; ROOM])?;
+        let got = dst.to_vec()?;
+        if let Some(k) = (0..bytes).find(|&k| got[k] != byte(it, k)) {
+            wrong.get_or_insert(format!("call {it} ({bytes} B from PE {root}): byte {k} is {} (want {})", got[k], byte(it, k)));
+        }
+        dst.copy_from(0, &vec![0u8; ROOM])?;
+    }
+    ctx.barrier_all()?;
+    let detail = wrong.unwrap_or_else(|| format!("{calls} broadcasts on {n} PEs arrived, each checked"));
+    ck.ok("bcast.stream", !detail.contains("byte"), detail);
+    Ok(())
+}
+
 fn run(ctx: &Ctx, ck: &mut Check, args: &[String]) -> Result<()> {
     let n = ctx.n_pes();
+    if args.iter().any(|a| a == "stream") {
+        return broadcast_stream(ctx, ck);
+    }
     if args.iter().any(|a| a == "expect-hier") {
         expect_hier(ctx, ck)?;
     }
