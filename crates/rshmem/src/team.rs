@@ -12,7 +12,7 @@
 use crate::coll::barrier::team_barrier;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
-use crate::heap::layout::{INBOX_SLOT, INBOX_SLOTS, SLOT_SPLIT, SPLIT_RECORD_WORDS, TEAM_SLOT};
+use crate::heap::layout::{SLOT_SPLIT, SPLIT_RECORD_WORDS, TEAM_INBOX, TEAM_SLOT};
 use crate::runtime::teams::{Team, TeamConfig, TeamInfo};
 
 impl Ctx {
@@ -192,12 +192,12 @@ impl Ctx {
         let off = self.rt.heap.sys().team_slot(t.slot);
         let me = self.my_pe();
         self.rt.to(me).put(me, off, &vec![0u8; TEAM_SLOT])?;
-        // And the inbox's tag words: the next team's collectives count from 1 again, so an
-        // old tag could pass for one of theirs.
+        // And the whole inbox: the next team's collectives count from 1 again, so an old
+        // tag could pass for one of theirs. Not only the slots' first words: gathers and
+        // reductions put a tag at the start of every member's part, and a team of another
+        // size has its parts' tags where this team's data was.
         let inbox = self.rt.heap.sys().team_inbox(t.slot);
-        for k in 0..INBOX_SLOTS {
-            self.rt.to(me).store_word(me, inbox + k * INBOX_SLOT, 8, 0)?;
-        }
+        self.rt.to(me).put(me, inbox, &vec![0u8; TEAM_INBOX])?;
         #[cfg(feature = "cuda")]
         if let Some(g) = &self.rt.gpu {
             g.set_team(t.slot, None)?;

@@ -103,6 +103,35 @@ fn a_new_team_on_a_destroyed_teams_slot_does_not_read_the_old_inbox() {
     }
 }
 
+#[test]
+fn a_new_team_on_a_destroyed_teams_slot_does_not_read_old_gather_parts() {
+    let out = rshmem::run_pes_with(3, config(), |ctx| -> rshmem::Result<Vec<Vec<u64>>> {
+        let me = ctx.my_pe();
+        let src = ctx.alloc::<u64>(1)?;
+        let dst = ctx.alloc::<u64>(3)?;
+        let mut seen = Vec::new();
+        for round in 1..=3u64 {
+            let team = ctx.team_split_strided(Team::WORLD, 0, 1, 3, TeamConfig::default())?;
+            src.copy_from(0, &[round * 100 + me as u64])?;
+            // The new team's first fcollect has the same sequence and arguments as the old
+            // team's: the parts' tags left by the old team must not pass for the new
+            // ones. PE 2 comes late, so PE 0 and 1 look at its part before it posts.
+            if me == 2 {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            ctx.fcollect(team, &dst, &src, 1)?;
+            seen.push(dst.to_vec()?);
+            ctx.team_destroy(team)?;
+        }
+        Ok(seen)
+    })
+    .expect("the job ran");
+    for (pe, r) in out.into_iter().enumerate() {
+        let want: Vec<Vec<u64>> = (1..=3u64).map(|round| (0..3).map(|p| round * 100 + p).collect()).collect();
+        assert_eq!(r.unwrap_or_else(|e| panic!("PE {pe}: {e}")), want, "PE {pe}: each round's blocks");
+    }
+}
+
 /// Contribution element `k` of PE `pe` in call `it`.
 fn value(it: usize, pe: usize, k: usize) -> i64 {
     ((it + 1) * 1000 + pe * 10 + k) as i64
