@@ -473,3 +473,30 @@ fn pes_are_bound_as_asked() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What `CUDA_DEVICE_MAX_CONNECTIONS` a PE process of `rshmemrun -n 2 ARGS` starts with,
+/// given the launcher's own value.
+fn cuda_queues(args: &[&str], mine: Option<&str>) -> String {
+    let mut cmd = std::process::Command::new(rshmemrun());
+    match mine {
+        Some(v) => cmd.env("CUDA_DEVICE_MAX_CONNECTIONS", v),
+        None => cmd.env_remove("CUDA_DEVICE_MAX_CONNECTIONS"),
+    };
+    let out = cmd
+        .args(["-n", "2", "--timeout", "60"])
+        .args(args)
+        .args(["sh", "-c", "echo queues=[$CUDA_DEVICE_MAX_CONNECTIONS]"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    text.lines().find_map(|l| l.strip_prefix("queues=")).unwrap_or_else(|| panic!("no line from the PE: {text}")).to_string()
+}
+
+#[test]
+fn thread_pes_get_32_cuda_queues_unless_the_user_set_them() {
+    // Thread PEs share one CUDA context; their kernels wait for each other's, which the
+    // default 8 hardware queues can serialize into a deadlock.
+    assert_eq!(cuda_queues(&["--pes-per-process", "2"], None), "[32]");
+    assert_eq!(cuda_queues(&["--pes-per-process", "2"], Some("4")), "[4]", "the user's setting wins");
+    assert_eq!(cuda_queues(&[], None), "[]", "a process of one PE keeps CUDA's default");
+}

@@ -899,6 +899,9 @@ impl Job {
     }
 }
 
+/// CUDA's setting for the number of hardware queues a process's streams map onto.
+const CUDA_QUEUES: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
+
 /// Starts the process of PEs `pes` (one PE, or several as threads): output piped to the
 /// forwarders, the parent-death signal set between fork and exec (so that even a PE
 /// killed with the launcher before it reached init does not survive it), and bound to
@@ -926,6 +929,15 @@ fn spawn_pe(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.env("RSHMEM_HOST_CPUS", super::binding::allowed_cpus().len().max(1).to_string());
+    // Several PEs as threads of one process share its CUDA context, and each PE's kernels
+    // wait for its peers' kernels. CUDA maps the process's streams onto 8 hardware
+    // queues by default, so a waiting kernel could sit ahead of a peer's kernel in one
+    // queue and never let it start: on an H100, 8 thread PEs' MoE check hung in its
+    // first dispatch in 3 of 6 runs, and passed 5 of 5 with 32 queues. The user's own
+    // setting wins.
+    if pes.len() > 1 && std::env::var_os(CUDA_QUEUES).is_none() && !opts.env.iter().any(|(k, _)| k == CUDA_QUEUES) {
+        cmd.env(CUDA_QUEUES, "32");
+    }
     match thread_cpus {
         // In PE order, one entry per PE (not a CPU list: cores may repeat).
         Some(t) => cmd.env("RSHMEM_THREAD_CPUS", t.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")),
