@@ -67,12 +67,25 @@ fn build_with(file: &str, extra: &[String]) -> PathBuf {
     exe
 }
 
+/// Open MPI's `mpirun` (as root, oversubscribing) with a session directory of its own:
+/// two mpiruns of this test binary starting at once raced to create the shared
+/// /tmp/ompi.HOST.UID, and one failed ("File exists").
+fn mpirun() -> Command {
+    static JOBS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = JOBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let session = std::env::temp_dir().join(format!("rshmem-c-test-mpirun-tmp-{}-{k}", std::process::id()));
+    let _ = std::fs::create_dir_all(&session);
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "--mca", "orte_tmpdir_base"]).arg(session);
+    c
+}
+
 /// Runs `exe` as `n` PEs under `oshrun`, or under Open MPI's `mpirun` (the PMIx
 /// bootstrap) when the suite runs with `RSHMEM_TEST_LAUNCHER=mpirun`.
 fn oshrun(exe: &Path, n: usize, args: &[&str]) -> Output {
     let mut cmd = if std::env::var("RSHMEM_TEST_LAUNCHER").is_ok_and(|v| v == "mpirun") {
-        let mut c = Command::new("mpirun");
-        c.args(["--allow-run-as-root", "--oversubscribe", "--timeout", JOB_TIMEOUT, "-np", &n.to_string()]);
+        let mut c = mpirun();
+        c.args(["--timeout", JOB_TIMEOUT, "-np", &n.to_string()]);
         c.env_remove("RSHMEM_LAUNCHER_SOCK");
         c
     } else {
@@ -339,8 +352,8 @@ fn mpi_communicator_start() {
     extra.extend(mpi_flags("link"));
     let exe = build_with("mpi_comm.c", &extra);
     for n in [2, 3] {
-        let mut cmd = Command::new("mpirun");
-        cmd.args(["--allow-run-as-root", "--oversubscribe", "--timeout", JOB_TIMEOUT, "-np", &n.to_string()]).arg(&exe);
+        let mut cmd = mpirun();
+        cmd.args(["--timeout", JOB_TIMEOUT, "-np", &n.to_string()]).arg(&exe);
         cmd.env_remove("RSHMEM_LAUNCHER_SOCK").env("RSHMEM_BOOTSTRAP_TIMEOUT", "60");
         let out = cmd.output().expect("run mpirun");
         assert!(out.status.success(), "mpi_comm on {n} ranks exited with {:?}:\n{}", out.status.code(), text(&out));
