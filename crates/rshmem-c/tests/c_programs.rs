@@ -4,6 +4,9 @@
 //! job with a message naming the routine and the argument, that `shmem.h` is
 //! warning-clean under clang too, and that every routine `shmem.h` declares is exported.
 
+#[path = "../../rshmem/tests/common/mpirun.rs"]
+mod mpirun;
+use mpirun::mpirun;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
@@ -65,19 +68,6 @@ fn build_with(file: &str, extra: &[String]) -> PathBuf {
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", driver.display()));
     assert!(out.status.success(), "{} {file} failed:\n{}", driver.display(), text(&out));
     exe
-}
-
-/// Open MPI's `mpirun` (as root, oversubscribing) with a session directory of its own:
-/// two mpiruns of this test binary starting at once raced to create the shared
-/// /tmp/ompi.HOST.UID, and one failed ("File exists").
-fn mpirun() -> Command {
-    static JOBS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let k = JOBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let session = std::env::temp_dir().join(format!("rshmem-c-test-mpirun-tmp-{}-{k}", std::process::id()));
-    let _ = std::fs::create_dir_all(&session);
-    let mut c = Command::new("mpirun");
-    c.args(["--allow-run-as-root", "--oversubscribe", "--mca", "orte_tmpdir_base"]).arg(session);
-    c
 }
 
 /// Runs `exe` as `n` PEs under `oshrun`, or under Open MPI's `mpirun` (the PMIx

@@ -8,6 +8,7 @@ pub mod verdict;
 
 pub use verdict::{Line, Summary, Verdict};
 
+pub mod mpirun;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -410,12 +411,7 @@ pub fn mpirun_command(n: usize, program: &std::path::Path, args: &[&str], env: &
     let k = JOBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("rshmem-test-mpirun-{}-{k}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    // A session directory of its own: two mpiruns of one test binary starting at once
-    // raced to create the shared /tmp/ompi.HOST.UID and one failed ("File exists").
-    let session = std::env::temp_dir().join(format!("rshmem-test-mpirun-tmp-{}-{k}", std::process::id()));
-    let _ = std::fs::create_dir_all(&session);
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "orte_tmpdir_base"]).arg(&session);
+    let mut cmd = mpirun::mpirun();
     cmd.arg("--timeout").arg(timeout_s.to_string());
     cmd.arg("-np").arg(n.to_string()).arg("--output-filename").arg(&dir);
     for (k, v) in env {
