@@ -422,7 +422,35 @@ pub(crate) fn connect(
         let st = unsafe { (w.ucp.ucp_ep_create)(w.worker, &params, &mut eps[pe]) };
         w.check("init: ucp_ep_create", st)?;
     }
+    wire_up(&w, &eps)?;
     Ok((w, eps, peer_bases))
+}
+
+/// Finishes every endpoint's connection before init returns: a flush of each endpoint,
+/// waited for, completes only once the endpoint's wire-up exchange with its peer is done.
+///
+/// Left to the first operation, a connection to a PE that ends right after init (with or
+/// without finalize) could still be in wire-up when that PE's socket closes, and UCX 1.13
+/// then aborts the whole process in an assertion (`ucp_request.c:684 ... got REQ
+/// message`; removed upstream by openucx/ucx#8175) instead of failing the endpoint.
+fn wire_up(w: &Worker, eps: &[ffi::ucp_ep_h]) -> Result<()> {
+    let param = ffi::ucp_request_param_t::empty();
+    let started: Vec<_> = eps
+        .iter()
+        .enumerate()
+        .filter(|(_, ep)| !ep.is_null())
+        // SAFETY: a live endpoint just created on this worker.
+        .map(|(pe, &ep)| (pe, w.gated(|| unsafe { (w.ucp.ucp_ep_flush_nbx)(ep, &param) })))
+        .collect();
+    let mut outcome = Ok(());
+    // Every started flush is waited for (its request is freed there); the first failure
+    // is reported.
+    for (pe, s) in started {
+        if let Err(e) = w.wait(s, || format!("init: connection to PE {pe}")) {
+            outcome = outcome.and(Err(e));
+        }
+    }
+    outcome
 }
 
 /// How a UCX worker's waits behave: `RSHMEM_UCX_POLL_US` (see [`Worker::idle`]) and where
