@@ -66,7 +66,7 @@ use crate::types::{ReduceDtype, ReduceOp};
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::sync::{Arc, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Bits of a tag word that hold the step within one collective.
 pub(crate) const STEP_BITS: u32 = 24;
@@ -297,6 +297,43 @@ impl Record {
     }
 }
 
+/// Spaces the reads an [`EntryWatch`] makes of the PROGRESS word of a member reached over a
+/// network. Each read is a round trip that the peer's progress thread serves: a watch that
+/// read on every poll once the spin was over kept
+/// a late peer's progress thread busy answering (3 PEs waiting on a 4th that slept, over
+/// UCX tcp on 2 loaded cores) and reached its own warning and hang checks only between
+/// long runs of round trips. The first [`RemoteReads::FREE`] reads go at once (a short
+/// wait is not slowed); after that a read is due once a gap has passed, the gap doubling
+/// from [`RemoteReads::FIRST`] to [`RemoteReads::LONGEST`], so a long wait gains at most
+/// about the time it has already waited, and at most `LONGEST`.
+#[derive(Default)]
+struct RemoteReads {
+    reads: u32,
+    next: Option<Instant>,
+    gap: Duration,
+}
+
+impl RemoteReads {
+    const FREE: u32 = 8;
+    const FIRST: Duration = Duration::from_micros(20);
+    const LONGEST: Duration = Duration::from_millis(1);
+
+    /// Whether the wait should read the remote word now (then it counts as read).
+    fn due(&mut self) -> bool {
+        if self.reads < Self::FREE {
+            self.reads += 1;
+            return true;
+        }
+        let now = Instant::now();
+        if self.next.is_some_and(|t| now < t) {
+            return false;
+        }
+        self.gap = if self.gap.is_zero() { Self::FIRST } else { (self.gap * 2).min(Self::LONGEST) };
+        self.next = Some(now + self.gap);
+        true
+    }
+}
+
 /// Watches a member's PROGRESS word of the current collective now and then (every 64th
 /// poll, then every poll once the spin is over) while a wait on another of its words goes
 /// on, until the word is of this collective: a member that waits under differing
@@ -305,6 +342,8 @@ impl Record {
 struct EntryWatch {
     polls: u32,
     checked: bool,
+    /// Paces the reads of a member reached over a network.
+    remote: RemoteReads,
 }
 
 impl EntryWatch {
@@ -312,6 +351,9 @@ impl EntryWatch {
     fn poll(&mut self, s: &Session<'_>, i: usize) -> Result<Option<u8>> {
         self.polls += 1;
         if self.checked || !(self.polls.is_multiple_of(64) || self.polls > s.rt.config.spin) {
+            return Ok(None);
+        }
+        if !s.member_mapped(i) && !self.remote.due() {
             return Ok(None);
         }
         let e = decode(s.load(i, Session::progress_off(s.seq))?);
@@ -419,6 +461,12 @@ impl<'a> Session<'a> {
     #[inline]
     pub(crate) fn pe(&self, i: usize) -> usize {
         self.t.world_pe(i)
+    }
+
+    /// Whether member `i`'s heap is mapped into this process (its words are plain loads,
+    /// not round trips).
+    fn member_mapped(&self, i: usize) -> bool {
+        self.rt.mapped(self.pe(i))
     }
 
     /// Whether every member's heap is directly mapped into this process.
@@ -1346,6 +1394,44 @@ impl Drop for Session<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_reads_go_at_once_then_spaced_by_a_doubling_gap() {
+        let mut r = RemoteReads::default();
+        for k in 0..RemoteReads::FREE {
+            assert!(r.due(), "read {k} of the first {} waits", RemoteReads::FREE);
+        }
+        // The first spaced read is due at once; the next only after its gap.
+        // Taken before the read, which starts the gap: the gap is at least this long.
+        let first = Instant::now();
+        assert!(r.due());
+        let mut polls = 0u64;
+        while !r.due() {
+            polls += 1;
+            assert!(first.elapsed() < Duration::from_secs(10), "no read due after 10 s");
+        }
+        assert!(first.elapsed() >= RemoteReads::FIRST, "read due after {:?}", first.elapsed());
+        assert!(polls > 0, "a poll right after a read found the next read due");
+        // The gap doubles up to LONGEST and stays there.
+        // Returns when the read was due: not before the read that started its gap.
+        let read = |r: &mut RemoteReads| {
+            let t = Instant::now();
+            loop {
+                let before = Instant::now();
+                if r.due() {
+                    return before;
+                }
+                assert!(t.elapsed() < Duration::from_secs(10), "no read due after 10 s");
+            }
+        };
+        let mut last = first;
+        for _ in 0..20 {
+            last = read(&mut r);
+        }
+        assert_eq!(r.gap, RemoteReads::LONGEST);
+        read(&mut r);
+        assert!(last.elapsed() >= RemoteReads::LONGEST, "gap {:?}", last.elapsed());
+    }
 
     #[test]
     fn tag_words_round_trip_and_order_across_the_wrap() {
