@@ -412,6 +412,6 @@ fn gpu_parts(
     let area = heap.alloc(boot, "init", proxy::device_area_size(n_pes), 256)? as u64;
     let (transports, ucx) = transport_table(config, watcher, boot, &heap, mapped, (&remote, &serve), true)?;
     let engine = ucx.map(|t| (t, serve));
-    let proxy = proxy::Proxy::start(g.clone(), transports.clone(), &remote, engine, area, sys.size)?;
+    let proxy = proxy::Proxy::start(g.clone(), transports.clone(), &remote, engine, area, sys.size, config)?;
     Ok(Parts { heap, transports, gpu: Some(g), proxy: Some(proxy) })
 }

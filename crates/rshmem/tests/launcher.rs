@@ -447,6 +447,27 @@ fn thread_pes_bind_each_to_its_own_core() {
     assert!(run("none").iter().all(|c| *c == all), "thread PEs under --bind-to none");
 }
 
+/// What `RSHMEM_SPARE_CPUS` a one-PE job started with `--bind-to POLICY` sees.
+fn spare_cpus_seen(policy: &str) -> String {
+    let out = std::process::Command::new(rshmemrun())
+        .env_remove("RSHMEM_BIND_TO")
+        .args(["--bind-to", policy, "-n", "1", "--timeout", "60", "sh", "-c", "echo \"spare=[$RSHMEM_SPARE_CPUS]\""])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    text.lines().find_map(|l| l.strip_prefix("spare=[")?.strip_suffix(']').map(str::to_string)).unwrap_or_else(|| panic!("{text}"))
+}
+
+#[test]
+fn pes_learn_the_cpus_no_pe_is_bound_to() {
+    let cpus = rshmem::bootstrap::binding::allowed_cpus();
+    // One PE on the first CPU: the others are spare (the GPU proxy thread runs there).
+    assert_eq!(spare_cpus_seen("core"), rshmem::bootstrap::binding::format_cpu_list(&cpus[1..]), "under --bind-to core");
+    // Unbound PEs may run anywhere: nothing is spare.
+    assert_eq!(spare_cpus_seen("none"), "", "under --bind-to none");
+}
+
 #[test]
 fn pes_are_bound_as_asked() {
     let cpus = rshmem::bootstrap::binding::allowed_cpus();

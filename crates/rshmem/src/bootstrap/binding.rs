@@ -133,6 +133,26 @@ pub fn thread_cores_with(policy: BindTo, n_pes: usize, per_process: usize, allow
         .collect()
 }
 
+/// The CPUs of `allowed` that no process of `plan` is bound to: where a bound job leaves
+/// cores free, the runtime's polling helper threads (the GPU proxy) run there instead of
+/// on their PE's core, where they would share it with a PE spinning on its GPU or in a
+/// wait. Empty when a process is unbound (it may run anywhere).
+pub fn spare_cpus(plan: &[Option<Vec<usize>>], allowed: &[usize]) -> Vec<usize> {
+    if plan.iter().any(Option::is_none) {
+        return Vec::new();
+    }
+    allowed.iter().copied().filter(|c| !plan.iter().flatten().any(|m| m.contains(c))).collect()
+}
+
+/// Moves the calling helper thread onto `spare` (see [`spare_cpus`]; `RSHMEM_SPARE_CPUS`),
+/// leaving it where it is when `spare` is empty. Returns the CPUs it may now run on.
+pub fn move_helper_thread(spare: &[usize]) -> std::io::Result<Vec<usize>> {
+    if !spare.is_empty() {
+        rustix::thread::sched_setaffinity(None, &cpu_set(spare)).map_err(std::io::Error::from)?;
+    }
+    Ok(allowed_cpus())
+}
+
 /// Binds the calling thread (not its whole process) to CPU `cpu`.
 pub fn bind_this_thread(cpu: usize) -> std::io::Result<()> {
     rustix::thread::sched_setaffinity(None, &cpu_set(&[cpu])).map_err(std::io::Error::from)
@@ -162,6 +182,22 @@ mod tests {
         assert_eq!(thread_cores_with(BindTo::None, 2, 2, &allowed), vec![None]);
         assert_eq!(thread_cores_with(BindTo::Numa, 2, 2, &allowed), vec![None]);
         assert_eq!(thread_cores_with(BindTo::Core, 2, 1, &allowed), vec![None, None]);
+    }
+
+    #[test]
+    fn spare_cpus_are_the_allowed_ones_no_process_is_bound_to() {
+        let allowed = [0, 1, 2, 3, 4, 5];
+        let plan = plan_with(BindTo::Core, 2, 2, &allowed, &[]);
+        assert_eq!(plan, vec![Some(vec![0, 1])]);
+        assert_eq!(spare_cpus(&plan, &allowed), vec![2, 3, 4, 5]);
+        assert_eq!(spare_cpus(&plan_with(BindTo::Core, 3, 1, &allowed, &[]), &allowed), vec![3, 4, 5]);
+        // Every CPU taken, or a process left unbound: nothing spare.
+        assert_eq!(spare_cpus(&plan_with(BindTo::Core, 6, 1, &allowed, &[]), &allowed), Vec::<usize>::new());
+        assert_eq!(spare_cpus(&plan_with(BindTo::None, 2, 1, &allowed, &[]), &allowed), Vec::<usize>::new());
+        assert_eq!(spare_cpus(&plan_with(BindTo::Auto, 8, 1, &allowed, &[]), &allowed), Vec::<usize>::new());
+        // A NUMA node's worth each: the other node is spare.
+        let nodes = vec![vec![0, 1, 2], vec![3, 4, 5]];
+        assert_eq!(spare_cpus(&plan_with(BindTo::Numa, 2, 1, &allowed, &nodes), &allowed), vec![3, 4, 5]);
     }
 
     #[test]

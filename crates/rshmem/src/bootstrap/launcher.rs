@@ -899,18 +899,28 @@ impl Job {
     }
 }
 
+/// Where a PE process runs (`binding`'s plan for it).
+#[derive(Clone, Copy)]
+struct PeCpus<'a> {
+    /// The process's mask, if it is bound.
+    process: Option<&'a [usize]>,
+    /// Each thread PE's core, in PE order, when its threads bind themselves.
+    threads: Option<&'a [usize]>,
+    /// The host's CPUs no PE is bound to (`RSHMEM_SPARE_CPUS`).
+    spare: &'a [usize],
+}
+
 /// CUDA's setting for the number of hardware queues a process's streams map onto.
 const CUDA_QUEUES: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 
 /// Starts the process of PEs `pes` (one PE, or several as threads): output piped to the
 /// forwarders, the parent-death signal set between fork and exec (so that even a PE
 /// killed with the launcher before it reached init does not survive it), and bound to
-/// `cpus` when given (a mask the kernel refuses leaves the process unbound).
+/// `where_to.process` when given (a mask the kernel refuses leaves the process unbound).
 fn spawn_pe(
     opts: &LaunchOptions,
     pes: std::ops::Range<usize>,
-    cpus: Option<&[usize]>,
-    thread_cpus: Option<&[usize]>,
+    where_to: PeCpus<'_>,
     sock_path: &Path,
     key: &str,
     log_color: &str,
@@ -938,13 +948,18 @@ fn spawn_pe(
     if pes.len() > 1 && std::env::var_os(CUDA_QUEUES).is_none() && !opts.env.iter().any(|(k, _)| k == CUDA_QUEUES) {
         cmd.env(CUDA_QUEUES, "32");
     }
-    match thread_cpus {
+    match where_to.threads {
         // In PE order, one entry per PE (not a CPU list: cores may repeat).
         Some(t) => cmd.env("RSHMEM_THREAD_CPUS", t.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")),
         None => cmd.env_remove("RSHMEM_THREAD_CPUS"),
     };
+    if where_to.spare.is_empty() {
+        cmd.env_remove("RSHMEM_SPARE_CPUS");
+    } else {
+        cmd.env("RSHMEM_SPARE_CPUS", super::binding::format_cpu_list(where_to.spare));
+    }
     let launcher = rustix::process::getpid();
-    let mask = cpus.map(super::binding::cpu_set);
+    let mask = where_to.process.map(super::binding::cpu_set);
     // SAFETY: the closure runs in the child between fork and exec and makes only
     // async-signal-safe system calls (prctl, getppid, sched_setaffinity on a mask made
     // before the fork); it allocates nothing.
@@ -1065,7 +1080,9 @@ impl Job {
         let per = opts.pes_per_process.max(1);
         let policy = opts.bind_to.unwrap_or(self.bind_to);
         let binding = super::binding::plan(policy, opts.n_pes, per);
-        let threads = super::binding::thread_cores_with(policy, opts.n_pes, per, &super::binding::allowed_cpus());
+        let allowed = super::binding::allowed_cpus();
+        let threads = super::binding::thread_cores_with(policy, opts.n_pes, per, &allowed);
+        let spare = super::binding::spare_cpus(&binding, &allowed);
         for (j, pe) in (0..opts.n_pes).step_by(per).enumerate() {
             let pes = pe..(pe + per).min(opts.n_pes);
             let cpus = binding.get(j).cloned().flatten();
@@ -1073,8 +1090,7 @@ impl Job {
             let child = match spawn_pe(
                 opts,
                 pes.clone(),
-                cpus.as_deref(),
-                thread_cpus.as_deref(),
+                PeCpus { process: cpus.as_deref(), threads: thread_cpus.as_deref(), spare: &spare },
                 rendezvous.sock_path,
                 rendezvous.key,
                 rendezvous.log_color,

@@ -55,6 +55,18 @@ pub fn size() -> Kind<usize> {
     Kind { name: || "size".into(), parse: |t| parse_size(t).ok_or_else(|| format!("`{t}` is not a size (examples: 4096, 64M, 2G)")) }
 }
 
+/// A size (as [`size`]) between `LO` and `HI` bytes.
+pub fn size_in<const LO: usize, const HI: usize>() -> Kind<usize> {
+    Kind {
+        name: || format!("size, {LO}-{HI} bytes"),
+        parse: |t| match parse_size(t) {
+            Some(v) if (LO..=HI).contains(&v) => Ok(v),
+            Some(v) => Err(format!("{v} bytes is not between {LO} and {HI}")),
+            None => Err(format!("`{t}` is not a size (examples: 4096, 64M, 2G)")),
+        },
+    }
+}
+
 /// A whole number.
 pub fn number<T: std::str::FromStr>() -> Kind<T> {
     Kind { name: || "number".into(), parse: |t| t.trim().parse::<T>().map_err(|_| format!("`{}` is not a whole number", t.trim())) }

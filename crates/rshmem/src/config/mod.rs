@@ -133,6 +133,8 @@ config_table! {
         "FP8 MoE dispatch of at least this many tokens, on a layer whose every PE is mapped, quantizes and sends in one pass (a warp per token quantizes its row once and stores it into each chosen expert's rows); fewer tokens quantize first and send with a warp per (token, choice), which keeps more warps busy (0: always one pass)";
     gpu_overlap_launch: bool = kinds::flag(), "RSHMEM_GPU_OVERLAP_LAUNCH", User, default "1",
         "1: the runtime's on-stream kernels (collectives, copies, signal, wait, quiet, barrier) are launched with programmatic dependent launch on GPUs of compute capability 9.0 and newer, so that the next call's kernel is scheduled while the previous one still runs (each waits for its predecessor before it starts its work: stream order is kept; on an H100, 8 B on-stream collectives of 8 thread PEs took 17 µs instead of 21, of 2 thread PEs 8.3 instead of 9.4: `bash scripts/gpu-session.sh launch`); 0: plain launches";
+    proxy_staging: usize = kinds::size_in::<{ 256 << 10 }, { 1 << 30 }>(), "RSHMEM_PROXY_STAGING", User, default "4M",
+        "pinned host memory each GPU PE's proxy stages its network transfers through (256K-1G): a device put to a peer on another host is copied into it in four pieces, each sent while the GPU copies the next, so a put of up to a quarter of it goes out as one transport put; gets and relayed transfers go in pieces of the whole";
     cache_dir: Option<PathBuf> = kinds::path(), "RSHMEM_CACHE_DIR", User, default "" shown "$XDG_CACHE_HOME/rshmem or ~/.cache/rshmem",
         "where kernels compiled with NVRTC are cached, per GPU architecture";
     launcher_sock: Option<PathBuf> = kinds::path(), "RSHMEM_LAUNCHER_SOCK", Launcher, default "" shown "set by rshmemrun",
@@ -147,6 +149,8 @@ config_table! {
         "PEs this process hosts (`rshmemrun --pes-per-process`), numbered from `RSHMEM_PE`";
     thread_cpus: Option<String> = kinds::text(), "RSHMEM_THREAD_CPUS", Launcher, default "" shown "set by rshmemrun",
         "the core of each PE of this process, in PE order (`rshmemrun --pes-per-process` with core binding): each PE's thread binds itself to its own";
+    spare_cpus: Option<String> = kinds::text(), "RSHMEM_SPARE_CPUS", Launcher, default "" shown "set by rshmemrun",
+        "CPUs of this host that no PE is bound to (a CPU list; set when `rshmemrun` binds every PE and cores are left over): each GPU PE's proxy thread runs there rather than on its PE's core, which the PE's own thread keeps busy waiting for its GPU";
     host_cpus: Option<usize> = kinds::maybe_number(), "RSHMEM_HOST_CPUS", Launcher, default "" shown "set by rshmemrun",
         "the number of CPUs the launcher's PEs on this host share (the launcher's own CPUs): with more PEs on the host than this, waits yield their core sooner. Unset: the CPUs this process may use (which binding narrows to its own)";
     bootstrap_port: Option<usize> = kinds::maybe_number(), "RSHMEM_BOOTSTRAP_PORT", User, default "" shown "MASTER_PORT + 1",
@@ -289,6 +293,9 @@ mod tests {
         assert!(e.contains("RSHMEM_DEVICE") && e.contains("`tpu` is not auto, cpu or gpu"), "{e}");
         let e = Config::from_lookup(&env(&[("RSHMEM_SYMMETRIC_SIZE", "lots")])).unwrap_err().to_string();
         assert!(e.contains("RSHMEM_SYMMETRIC_SIZE") && e.contains("not a size"), "{e}");
+        let e = Config::from_lookup(&env(&[("RSHMEM_PROXY_STAGING", "64K")])).unwrap_err().to_string();
+        assert!(e.contains("RSHMEM_PROXY_STAGING") && e.contains("65536 bytes is not between 262144 and 1073741824"), "{e}");
+        assert_eq!(Config::from_lookup(&env(&[("RSHMEM_PROXY_STAGING", "16M")])).unwrap().proxy_staging, 16 << 20);
         let e = Config::from_lookup(&env(&[("RSHMEM_GPU_COLL_SETS", "0")])).unwrap_err().to_string();
         assert!(e.contains("RSHMEM_GPU_COLL_SETS") && e.contains("not between 1 and 64"), "{e}");
         let c = Config::from_lookup(&env(&[("RSHMEM_TRANSPORT", " UCX "), ("PMIX_RANK", "0"), ("RSHMEM_WAIT_WARN", "0")])).unwrap();

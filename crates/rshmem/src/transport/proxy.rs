@@ -25,6 +25,7 @@
 //! device wait on the proxy then traps with a message instead of hanging.
 
 use super::{AmoOp, Transport, TransportTable};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::gpu::cuda::{DevPtr, Event, PinnedHost, Stream};
 use crate::gpu::Gpu;
@@ -36,8 +37,6 @@ use std::time::{Duration, Instant};
 
 /// Slots in the request ring (a power of two).
 pub const SLOTS: usize = 1024;
-/// The pinned staging buffer's size: larger transfers go in pieces of this size.
-pub const STAGING: usize = 1 << 20;
 /// Bytes of device memory the proxy needs in the heap: the ticket counter and the engines'
 /// bookkeeping words (`RSHMEMI_PXW_*`), one reach byte per PE, then one u64 per PE (the
 /// last remote-engine ticket to it), each part rounded up to 256 bytes.
@@ -140,6 +139,12 @@ struct Inner {
     n_pes: usize,
     /// Transport offset of the device heap's first byte (the host runtime area's size).
     host_offset: usize,
+    /// Bytes of the pinned staging buffer (`RSHMEM_PROXY_STAGING`): gets and relayed
+    /// transfers go in pieces of this size, large puts in [`PIPELINE`] parts of it.
+    staging: usize,
+    /// The host's CPUs that no PE is bound to (`RSHMEM_SPARE_CPUS`): the thread runs there
+    /// when there are any.
+    spare_cpus: Vec<usize>,
     /// Bytes of one PE's device heap span; requests beyond it are refused.
     span: usize,
     stop: AtomicBool,
@@ -163,7 +168,9 @@ impl Proxy {
     /// Sets up the ring, tells the device which PEs (`through[pe]`) go through it and which
     /// the remote engine reaches (through `remote`, the PEs it serves), and starts the
     /// thread. `device_area` is [`device_area_size`] bytes of this PE's device heap;
-    /// `host_offset` is the transport offset of the device heap's first byte.
+    /// `host_offset` is the transport offset of the device heap's first byte. From `config`:
+    /// the staging buffer's size (`RSHMEM_PROXY_STAGING`) and the CPUs the thread runs on
+    /// (`RSHMEM_SPARE_CPUS`).
     pub fn start(
         gpu: Arc<Gpu>,
         transports: TransportTable,
@@ -171,6 +178,7 @@ impl Proxy {
         remote: Option<(Arc<dyn Transport>, Vec<bool>)>,
         device_area: DevPtr,
         host_offset: usize,
+        config: &Config,
     ) -> Result<Proxy> {
         let cuda = gpu.cuda.clone();
         cuda.bind()?;
@@ -216,6 +224,8 @@ impl Proxy {
             my_pe,
             n_pes,
             host_offset,
+            staging: config.proxy_staging,
+            spare_cpus: config.spare_cpus.as_deref().map(crate::bootstrap::binding::parse_cpu_list).unwrap_or_default(),
             span,
             stop: AtomicBool::new(false),
             carried: AtomicU64::new(0),
@@ -307,6 +317,14 @@ impl Inner {
     }
 
     fn run(self: Arc<Self>) {
+        // The idle loop naps for 20 us; with Linux's default timer slack of 50 us for this
+        // thread a nap took 93 us on the 2-core VM (40 us with 1 ns of slack: the rest is
+        // the wake-up itself), and a request posted meanwhile waited for all of it.
+        let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+        match crate::bootstrap::binding::move_helper_thread(&self.spare_cpus) {
+            Ok(cpus) => tracing::debug!(pe = self.my_pe, "GPU proxy thread on CPUs {cpus:?}"),
+            Err(e) => tracing::debug!(pe = self.my_pe, "GPU proxy thread stays on its PE's CPUs (CPUs {:?} refused: {e})", self.spare_cpus),
+        }
         if let Err(e) = self.gpu.cuda.bind() {
             crate::log::line(&format!("rshmem: PE {}: the GPU proxy cannot use the GPU: {e}", self.my_pe));
             self.control_word(CTRL_STATUS).store(STATUS_GONE, Ordering::Release);
@@ -322,7 +340,7 @@ impl Inner {
 
     /// The loop: take tickets in order, carry them out, complete after each burst.
     fn serve(&self) -> std::result::Result<(), String> {
-        let mut staging = self.gpu.cuda.pinned_host(STAGING).map_err(|e| format!("no pinned staging buffer: {e}"))?;
+        let mut staging = self.gpu.cuda.pinned_host(self.staging).map_err(|e| format!("no pinned staging buffer: {e}"))?;
         let stream = self.gpu.cuda.stream().map_err(|e| format!("no stream for copy-engine copies: {e}"))?;
         let stage = self.gpu.cuda.stream().map_err(|e| format!("no stream for staging copies: {e}"))?;
         let events = (0..PIPELINE)
@@ -429,8 +447,9 @@ impl Inner {
     fn relayed_rma(&self, put: bool, relay: usize, pe: usize, at: usize, local: u64, len: usize, staging: &mut [u8]) -> Result<()> {
         let t = self.relay_transport(relay)?;
         let cuda = &self.gpu.cuda;
-        for done in (0..len).step_by(STAGING) {
-            let buf = &mut staging[..(len - done).min(STAGING)];
+        let most = staging.len();
+        for done in (0..len).step_by(most) {
+            let buf = &mut staging[..(len - done).min(most)];
             if put {
                 cuda.dtoh(buf, local + done as u64)?;
                 t.relay_put(relay, pe, at + done, buf)?;
@@ -452,7 +471,7 @@ impl Inner {
         let cuda = &self.gpu.cuda;
         let mut done = 0;
         while done < len {
-            let n = (len - done).min(STAGING);
+            let n = (len - done).min(w.staging.len());
             let buf = &mut w.staging[..n];
             t.get(pe, at + done, buf)?;
             cuda.htod(local + done as u64, buf)?;
@@ -467,7 +486,7 @@ impl Inner {
     fn staged_put(&self, t: &dyn Transport, pe: usize, at: usize, local: u64, len: usize, w: &mut Work) -> Result<()> {
         let Work { staging, stage, events, spent, .. } = w;
         let began = Instant::now();
-        let piece = STAGING / PIPELINE;
+        let piece = staging.len() / PIPELINE;
         let mut parts: Vec<&mut [u8]> = staging.chunks_mut(piece).collect();
         let pieces = len.div_ceil(piece);
         let size = |k: usize| (len - k * piece).min(piece);
@@ -520,7 +539,7 @@ impl Inner {
                 break;
             }
             let n = self.read_slot(i);
-            if !gatherable(&n) || n.pe != s.pe || bytes + n.len as usize > STAGING {
+            if !gatherable(&n) || n.pe != s.pe || bytes + n.len as usize > self.staging {
                 break;
             }
             bytes += n.len as usize;
