@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session of checks and measurements, from a bundle made by
 # scripts/gpu-bundle.sh (and python-wheels/ from scripts/py-wheel.sh for `python`).
-# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|moe|copy|python|nvcc|compat|compat-init
+# Usage: [SKIP='compile_check coll_proc*'] bash scripts/gpu-session.sh check|perf|engines|launch|moe|copy|proxy|proxy-ab|python|nvcc|compat|compat-init
 #   check:  kernels compile; the GPU suite, collectives, MoE and proxy programs with PEs as
 #           processes (2) and as threads of one process (2, 4, 8); plain C programs get
 #           host memory.
@@ -20,6 +20,7 @@
 #           put_bw's launch shape against cuMemcpyAsync (issue 22, item 1).
 #   compat-init: NVSHMEM's MPI starts (unique id over MPI_Bcast, an MPI communicator) on the
 #           compatibility layer, 2 PEs under mpirun (crates/rshmem-c/compat/nvshmem/tests).
+#   proxy-ab: the proxy thread's placement (its PE's core, the spare CPUs, unbound) and staging size, side by side.
 #   proxy:  the GPU proxy over UCX tcp: checks, then device puts/gets through it beside the
 #           same traffic from the host thread (issue 22 item 5).
 #   python: the Python package's GPU check.
@@ -190,6 +191,20 @@ proxy)
       sed -n '/^numbers/,$p' "$L/${p}_$mode.log" | grep -v RSHMEM-CHECK | head -20
     done
   done
+  ;;
+proxy-ab)
+  # The GPU proxy's placement and staging (14f1877), 2 thread PEs over UCX tcp, 2 rounds of: old (1 MiB staging, the
+  # proxy thread on its PE's core), s4 (4 MiB staging on the PE's core), new (4 MiB, the thread on the CPUs no PE is
+  # bound to: RSHMEM_SPARE_CPUS), none (rshmemrun --bind-to none).
+  for round in 1 2; do for cf in old s4 new none; do
+    st=4M; [[ $cf == old ]] && st=1M
+    bind=(); [[ $cf == none ]] && bind=(--bind-to none)
+    wrap=(); [[ $cf == old || $cf == s4 ]] && wrap=(/bin/sh -c 'unset RSHMEM_SPARE_CPUS; exec "$0" "$@"')
+    step "proxy_${cf}_$round" 150 env RSHMEM_PROXY_STAGING=$st RSHMEM_TRANSPORT=ucx UCX_TLS=tcp UCX_MEM_EVENTS=no UCX_WARN_UNUSED_ENV_VARS=n \
+      RSHMEM_DEVICE_WAIT_TIMEOUT=30 RSHMEM_LOG=warn,rshmem::transport::proxy=debug \
+      "$B/rshmemrun" -n 2 --pes-per-process 2 "${bind[@]}" --timeout 140 "${wrap[@]}" "$B/gpu_proxy"
+    sed -n '/^numbers/,$p' "$L/proxy_${cf}_$round.log" | grep -E "  (put|g |put_nbi)|staged puts|CPUs" | sed "s/^/$cf $round  /" | head -16
+  done; done
   ;;
 moe)
   # MoE dispatch/combine (issue 22 item 4): the checks (every case with the pull combine and
