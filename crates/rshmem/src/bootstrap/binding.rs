@@ -148,14 +148,19 @@ pub fn spare_cpus(plan: &[Option<Vec<usize>>], allowed: &[usize]) -> Vec<usize> 
 /// leaving it where it is when `spare` is empty. Returns the CPUs it may now run on.
 pub fn move_helper_thread(spare: &[usize]) -> std::io::Result<Vec<usize>> {
     if !spare.is_empty() {
-        rustix::thread::sched_setaffinity(None, &cpu_set(spare)).map_err(std::io::Error::from)?;
+        bind_thread_to(spare)?;
     }
     Ok(allowed_cpus())
 }
 
 /// Binds the calling thread (not its whole process) to CPU `cpu`.
 pub fn bind_this_thread(cpu: usize) -> std::io::Result<()> {
-    rustix::thread::sched_setaffinity(None, &cpu_set(&[cpu])).map_err(std::io::Error::from)
+    bind_thread_to(&[cpu])
+}
+
+/// Binds the calling thread (not its whole process) to `cpus`.
+fn bind_thread_to(cpus: &[usize]) -> std::io::Result<()> {
+    rustix::thread::sched_setaffinity(None, &cpu_set(cpus)).map_err(std::io::Error::from)
 }
 
 /// The affinity mask of `cpus` (CPUs past the mask's size are left out).

@@ -299,10 +299,9 @@ impl Record {
 
 /// Spaces the reads an [`EntryWatch`] makes of the PROGRESS word of a member reached over a
 /// network. Each read is a round trip that the peer's progress thread serves: a watch that
-/// read on every poll once the spin was over kept
-/// a late peer's progress thread busy answering (3 PEs waiting on a 4th that slept, over
-/// UCX tcp on 2 loaded cores) and reached its own warning and hang checks only between
-/// long runs of round trips. The first [`RemoteReads::FREE`] reads go at once (a short
+/// read on every poll once the spin was over kept a late peer's progress thread busy
+/// answering (3 PEs waiting on a 4th that slept, over UCX tcp on 2 loaded cores) and
+/// reached its own warning and hang checks only between long runs of round trips. The first [`RemoteReads::FREE`] reads go at once (a short
 /// wait is not slowed); after that a read is due once a gap has passed, the gap doubling
 /// from [`RemoteReads::FIRST`] to [`RemoteReads::LONGEST`], so a long wait gains at most
 /// about the time it has already waited, and at most `LONGEST`.

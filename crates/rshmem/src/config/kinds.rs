@@ -59,10 +59,9 @@ pub fn size() -> Kind<usize> {
 pub fn size_in<const LO: usize, const HI: usize>() -> Kind<usize> {
     Kind {
         name: || format!("size, {LO}-{HI} bytes"),
-        parse: |t| match parse_size(t) {
-            Some(v) if (LO..=HI).contains(&v) => Ok(v),
-            Some(v) => Err(format!("{v} bytes is not between {LO} and {HI}")),
-            None => Err(format!("`{t}` is not a size (examples: 4096, 64M, 2G)")),
+        parse: |t| {
+            (size().parse)(t)
+                .and_then(|v| if (LO..=HI).contains(&v) { Ok(v) } else { Err(format!("{v} bytes is not between {LO} and {HI}")) })
         },
     }
 }
