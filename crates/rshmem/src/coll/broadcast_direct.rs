@@ -65,7 +65,7 @@ pub(crate) fn run(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, r
 /// The network form (see the module documentation).
 fn pushed(s: &mut Session<'_>, dest: usize, src: usize, nbytes: usize, root: usize) -> Result<()> {
     let me = s.me();
-    if nbytes <= STAGE_SET {
+    if nbytes <= s.ring_slot_max() {
         // The root's tag in its own part of the inbox slot, the data in a slot of the
         // staging ring.
         let tag = s.inbox_slot() + s.inbox_part_of(root).0;

@@ -53,8 +53,8 @@
 
 use crate::error::{Error, Result};
 use crate::heap::layout::{
-    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED, SLOT_INFO, SLOT_PROGRESS,
-    SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, STAGE_UNIT, TEAM_STAGE,
+    inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, RING_EXTRA, RING_UNITS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED,
+    SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, STAGE_UNIT, TEAM_STAGE,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -403,6 +403,8 @@ pub(crate) struct Session<'a> {
     pub(crate) seq: u64,
     slot: usize,
     stage: usize,
+    /// The team's staging ring extension, for the first team slots (`heap/layout.rs`).
+    ring_extra: Option<usize>,
     inbox: usize,
     state: MutexGuard<'a, TeamCollState>,
     /// What this PE passed ([`Session::check`]).
@@ -426,6 +428,9 @@ impl<'a> Session<'a> {
         if state.entered.len() != t.size {
             state.entered = vec![Cell::new(0); t.size];
         }
+        if state.stage_seq.len() != RING_UNITS {
+            state.stage_seq = vec![0; RING_UNITS];
+        }
         let sys = rt.heap.sys();
         Session {
             rt,
@@ -434,6 +439,7 @@ impl<'a> Session<'a> {
             seq,
             slot: sys.team_slot(t.slot),
             stage: sys.team_stage(t.slot),
+            ring_extra: sys.team_ring_extra(t.slot),
             inbox: sys.team_inbox(t.slot),
             state,
             args: Record { kind: 0, rejected: false, values: [0; MAX_FIELDS], culprit: None },
@@ -779,7 +785,8 @@ impl<'a> Session<'a> {
         self.acquire_stage(set * STAGE_SET, STAGE_SET, true, 0)
     }
 
-    /// Heap offset of `len` bytes at `at` of the team's staging area, recorded as used by
+    /// Heap offset of `len` bytes at `at` of the team's staging area (offsets past
+    /// `TEAM_STAGE` lie in its ring extension, which a slice never straddles), recorded as used by
     /// this collective. With `wait`, first waits until every member has finished the
     /// collectives that used them last; then, when it must wait at all, for one `ahead`
     /// collectives back (at most the one before this), so that a stream of calls through a
@@ -798,18 +805,34 @@ impl<'a> Session<'a> {
             }
         }
         self.state.stage_seq[units].fill(self.seq);
-        Ok(self.stage + at)
+        Ok(match self.ring_extra {
+            Some(extra) if at >= TEAM_STAGE => extra + (at - TEAM_STAGE),
+            _ => self.stage + at,
+        })
     }
 
     /// The slot of a staged broadcast of `nbytes` (at most one set) and its heap offset:
-    /// the staging area as a ring of slots of `nbytes` rounded up to a power of two (at
-    /// least a unit), collective `seq` taking slot `seq` mod their number. The root
-    /// (`wait`) may write the slot on every member once they finished its last user (it
-    /// asks once every half ring in a stream); members record it.
+    /// the staging area and its ring extension, where the team has one, as a ring of
+    /// slots of `nbytes` rounded up to a power of two (at least a unit), collective `seq`
+    /// taking slot `seq` mod their number. The root (`wait`) may write the slot on every
+    /// member once they finished its last user (it asks once every half ring in a
+    /// stream); members record it.
     pub(crate) fn stage_ring_slot(&mut self, nbytes: usize, wait: bool) -> Result<usize> {
-        let slot = nbytes.next_power_of_two().clamp(STAGE_UNIT, STAGE_SET);
-        let slots = (TEAM_STAGE / slot) as u64;
+        debug_assert!(nbytes <= self.ring_slot_max());
+        let slot = nbytes.next_power_of_two().clamp(STAGE_UNIT, self.ring_slot_max());
+        let ring = TEAM_STAGE + self.ring_extra.map_or(0, |_| RING_EXTRA);
+        let slots = (ring / slot) as u64;
         self.acquire_stage((self.seq % slots) as usize * slot, slot, wait, slots / 2)
+    }
+
+    /// The largest message a staged broadcast's ring takes: a set, or the whole staging
+    /// area (a quarter of the ring) where the team has a ring extension.
+    pub(crate) fn ring_slot_max(&self) -> usize {
+        if self.ring_extra.is_some() {
+            TEAM_STAGE
+        } else {
+            STAGE_SET
+        }
     }
 
     /// Heap offset of staging set `set`, without acquiring it (where to read a peer's).

@@ -54,8 +54,8 @@ pub(crate) struct TeamCollState {
     /// Pushes this PE has waited for so far, per ARRIVE counter (each only grows).
     pub(crate) arrivals: [u64; 2],
     /// Collective that last used each [`STAGE_UNIT`](crate::heap::layout::STAGE_UNIT) of
-    /// the team's staging area (0: never).
-    pub(crate) stage_seq: [u64; crate::heap::layout::STAGE_UNITS],
+    /// the team's staging area and its ring extension (0: never; sized by `Session::begin`).
+    pub(crate) stage_seq: Vec<u64>,
     /// Per member: the latest collective this PE saw the member publish a step of (0:
     /// none). A member that entered collective `s` has finished every earlier one on the
     /// team, reads of this PE's staging included, so reusing a set needs no wait on it.

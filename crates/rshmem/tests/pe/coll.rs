@@ -501,11 +501,12 @@ fn typed_api(env: &mut Env) -> Result<()> {
 
 /// `bcast.stream`: 600 broadcasts back to back on the world, roots in turn and in runs of
 /// 40 calls of one root (which may then run ahead of its members), sizes through every
-/// form (inbox, the staging ring's slot sizes, past one set), members that fall behind
-/// now and then, sources overwritten as soon as a call returns; every call checked.
+/// form (inbox, the staging ring's slot sizes over the staging area and the world team's
+/// ring extension, past the ring's largest slot), members that fall behind now and then,
+/// sources overwritten as soon as a call returns; every call checked.
 fn broadcast_stream(ctx: &Ctx, ck: &mut Check) -> Result<()> {
-    const SIZES: [usize; 9] = [8, 1016, 1017, 2048, 4096, 8192, 16384, 16385, 64];
-    const ROOM: usize = 32 << 10;
+    const SIZES: [usize; 11] = [8, 1016, 1017, 2048, 4096, 8192, 16384, 16385, 32768, 32769, 64];
+    const ROOM: usize = 64 << 10;
     let (me, n) = (ctx.my_pe(), ctx.n_pes());
     let src = ctx.alloc::<u8>(ROOM)?;
     let dst = ctx.alloc::<u8>(ROOM)?;
