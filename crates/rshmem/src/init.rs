@@ -324,7 +324,7 @@ fn transport_table(
         return Ok((TransportTable::uniform(n_pes, mapped), None));
     }
     let base = heap.base(heap.my_pe());
-    let waits = Waits { poll_window: config.ucx_poll, watcher: watcher.clone() };
+    let waits = Waits { poll_window: config.ucx_poll, watcher: watcher.clone(), helper_cpus: config.spare_cpu_list() };
     let ucx: Arc<dyn Transport> = if staged || config.ucx_protocol == UcxProtocol::Am {
         let reaches = (0..n_pes).map(|pe| heap.is_mapped(pe)).collect();
         let t = Arc::new(StagedTransport::new(boot, base, serve, waits, (mapped.clone(), reaches), heap.stride())?);

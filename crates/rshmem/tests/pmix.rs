@@ -132,3 +132,30 @@ fn hang_limit_ends_an_mpirun_job_with_a_stopped_pe() {
     assert!(out.contains("(waiting for PE 2, which has not entered barrier 1 of its team (it is at 0)) has made no progress for"), "{out}");
     assert!(t.elapsed().as_secs_f64() < 60.0, "mpirun's own 120 s timeout must not be what ended it");
 }
+
+/// `RSHMEM_SPARE_CPUS` (rshmemrun sets it when it binds every PE and leaves cores over;
+/// any launcher may pass it) moves each PE's UCX progress thread onto those CPUs, off the
+/// core its PE's thread keeps busy.
+#[test]
+fn the_ucx_progress_thread_moves_to_the_spare_cpus() {
+    if !mpirun_present() {
+        return;
+    }
+    if let Err(e) = rshmem::ucx_available() {
+        println!("SKIPPED: the UCX transport needs UCX: {e}");
+        return;
+    }
+    let spare = rshmem::bootstrap::binding::allowed_cpus().last().copied().expect("a CPU").to_string();
+    let env = [
+        ("RSHMEM_TRANSPORT", "ucx"),
+        ("UCX_TLS", "tcp"),
+        ("RSHMEM_SPARE_CPUS", spare.as_str()),
+        ("RSHMEM_LOG", "warn,rshmem::transport::ucx=debug"),
+    ];
+    let job = mpirun_env(2, "pe_rma", &[], &env);
+    job.assert_all(2, &rma_checks());
+    for pe in 0..2 {
+        let line = format!("UCX progress thread on CPUs [{spare}] pe={pe}");
+        assert!(job.stderr.contains(&line), "PE {pe}: no `{line}` in\n{}", job.stderr);
+    }
+}

@@ -150,7 +150,7 @@ config_table! {
     thread_cpus: Option<String> = kinds::text(), "RSHMEM_THREAD_CPUS", Launcher, default "" shown "set by rshmemrun",
         "the core of each PE of this process, in PE order (`rshmemrun --pes-per-process` with core binding): each PE's thread binds itself to its own";
     spare_cpus: Option<String> = kinds::text(), "RSHMEM_SPARE_CPUS", Launcher, default "" shown "set by rshmemrun",
-        "CPUs of this host that no PE is bound to (a CPU list; set when `rshmemrun` binds every PE and cores are left over): each GPU PE's proxy thread runs there rather than on its PE's core, which the PE's own thread keeps busy waiting for its GPU";
+        "CPUs of this host that no PE is bound to (a CPU list; set when `rshmemrun` binds every PE and cores are left over): each GPU PE's proxy thread and each PE's UCX progress thread run there rather than on their PE's core, which the PE's own thread keeps busy (waiting for its GPU, or computing)";
     host_cpus: Option<usize> = kinds::maybe_number(), "RSHMEM_HOST_CPUS", Launcher, default "" shown "set by rshmemrun",
         "the number of CPUs the launcher's PEs on this host share (the launcher's own CPUs): with more PEs on the host than this, waits yield their core sooner. Unset: the CPUs this process may use (which binding narrows to its own)";
     bootstrap_port: Option<usize> = kinds::maybe_number(), "RSHMEM_BOOTSTRAP_PORT", User, default "" shown "MASTER_PORT + 1",
@@ -207,6 +207,12 @@ impl Config {
     /// Whether device calls check their arguments (always in debug builds).
     pub fn device_checks(&self) -> bool {
         self.device_debug || cfg!(debug_assertions)
+    }
+
+    /// The CPUs of `RSHMEM_SPARE_CPUS` (none when unset): where the runtime's helper
+    /// threads (the GPU proxy, the UCX progress thread) move.
+    pub fn spare_cpu_list(&self) -> Vec<usize> {
+        self.spare_cpus.as_deref().map(crate::bootstrap::binding::parse_cpu_list).unwrap_or_default()
     }
 
     /// The largest user heap: `RSHMEM_MAX_SYMMETRIC_SIZE`, at least the initial size.

@@ -225,7 +225,7 @@ impl Proxy {
             n_pes,
             host_offset,
             staging: config.proxy_staging,
-            spare_cpus: config.spare_cpus.as_deref().map(crate::bootstrap::binding::parse_cpu_list).unwrap_or_default(),
+            spare_cpus: config.spare_cpu_list(),
             span,
             stop: AtomicBool::new(false),
             carried: AtomicU64::new(0),

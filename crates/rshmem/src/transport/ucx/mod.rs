@@ -70,6 +70,8 @@ pub(crate) struct Worker {
     poll_window: Duration,
     /// Where this PE's long waits report (status board, hang limit).
     watcher: Watcher,
+    /// Where the progress thread runs ([`Waits::helper_cpus`]).
+    helper_cpus: Vec<usize>,
     /// Taken around every call into the worker (see [`Worker::gated`]).
     gate: std::sync::Mutex<()>,
 }
@@ -172,6 +174,16 @@ impl Worker {
     /// them: the staged protocol's requests), keep polling for `poll_window` after the last
     /// event, then arm and sleep on the event descriptor (1 ms ceiling).
     pub(crate) fn run(&self, extra: &dyn Fn() -> u32) {
+        // Off its PE's core where the launcher left cores free: there it would share the
+        // core with the PE's thread (spinning on its GPU, or computing) whenever a peer's
+        // request arrives. GPU proxy over UCX tcp, 2 thread PEs on an H100 host: with
+        // the proxy thread moved but this one not, put 8 B + quiet 31-32 us, unbound 27-30.
+        match crate::bootstrap::binding::move_helper_thread(&self.helper_cpus) {
+            Ok(cpus) => tracing::debug!(pe = self.my_pe, "UCX progress thread on CPUs {cpus:?}"),
+            Err(e) => {
+                tracing::debug!(pe = self.my_pe, "UCX progress thread stays on its PE's CPUs (CPUs {:?} refused: {e})", self.helper_cpus)
+            }
+        }
         let ceiling = rustix::time::Timespec { tv_sec: 0, tv_nsec: 1_000_000 };
         let mut last_event = Instant::now();
         let mut pause = standby::FIRST;
@@ -461,6 +473,9 @@ pub struct Waits {
     pub poll_window: Duration,
     /// This PE's status board record and hang limit.
     pub watcher: Watcher,
+    /// The CPUs the progress thread moves to (`RSHMEM_SPARE_CPUS`, which rshmemrun sets
+    /// when it binds every PE and cores are left); empty: it stays on its PE's CPUs.
+    pub helper_cpus: Vec<usize>,
 }
 
 /// Loads libucp, creates the context and worker; returns them and the worker address.
@@ -506,7 +521,7 @@ fn open(my_pe: usize, my_base: usize, waits: Waits, features: u64) -> Result<(Wo
     let mut len = 0usize;
     // SAFETY: live worker; the address is copied, then released.
     let st = unsafe { (ucp.ucp_worker_get_address)(worker, &mut addr, &mut len) };
-    let Waits { poll_window, watcher } = waits;
+    let Waits { poll_window, watcher, helper_cpus } = waits;
     let w = Worker {
         ucp,
         context,
@@ -518,6 +533,7 @@ fn open(my_pe: usize, my_base: usize, waits: Waits, features: u64) -> Result<(Wo
         standby: standby::Standby::new(),
         poll_window,
         watcher,
+        helper_cpus,
         gate: std::sync::Mutex::new(()),
     };
     w.check("init: ucp_worker_get_address", st)?;
