@@ -12,7 +12,7 @@
 use crate::coll::barrier::team_barrier;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result, TeamNote};
-use crate::heap::layout::{SLOT_SPLIT, SPLIT_RECORD_WORDS, TEAM_INBOX, TEAM_SLOT};
+use crate::heap::layout::{INBOX_EXTRA, RING_EXTRA, SLOT_SPLIT, SPLIT_RECORD_WORDS, TEAM_INBOX, TEAM_SLOT};
 use crate::runtime::teams::{Team, TeamConfig, TeamInfo};
 
 impl Ctx {
@@ -198,6 +198,9 @@ impl Ctx {
         // size has its parts' tags where this team's data was.
         let inbox = self.rt.heap.sys().team_inbox(t.slot);
         self.rt.to(me).put(me, inbox, &vec![0u8; TEAM_INBOX])?;
+        if let Some(extension) = self.rt.heap.sys().team_extension(t.slot) {
+            self.rt.to(me).put(me, extension + RING_EXTRA, &vec![0u8; INBOX_EXTRA])?;
+        }
         #[cfg(feature = "cuda")]
         if let Some(g) = &self.rt.gpu {
             g.set_team(t.slot, None)?;

@@ -77,15 +77,32 @@ fn pushed_broadcasts_arrive_call_by_call_with_rotating_roots_and_late_members() 
 
 #[test]
 fn a_new_team_on_a_destroyed_teams_slot_does_not_read_the_old_inbox() {
-    let out = rshmem::run_pes_with(3, config(), |ctx| -> rshmem::Result<Vec<u64>> {
+    new_team_reads_its_own_broadcast(1);
+}
+
+/// The same for the 40th broadcast of each team, whose slot lies past the inbox's first
+/// 32, in the inbox extension of the first team slots (`heap/layout.rs`), which must be
+/// zeroed with the team too.
+#[test]
+fn a_new_team_on_a_destroyed_teams_slot_does_not_read_the_old_inbox_extension() {
+    new_team_reads_its_own_broadcast(40);
+}
+
+/// Three teams in turn on one slot, each making `calls` broadcasts from PE 1 and destroyed;
+/// the last broadcast of each has a late root, and every member must get that team's value.
+fn new_team_reads_its_own_broadcast(calls: u64) {
+    let out = rshmem::run_pes_with(3, config(), move |ctx| -> rshmem::Result<Vec<u64>> {
         let me = ctx.my_pe();
         let src = ctx.alloc::<u64>(4)?;
         let dst = ctx.alloc::<u64>(4)?;
         let mut seen = Vec::new();
         for round in 1..=3u64 {
             let team = ctx.team_split_strided(Team::WORLD, 0, 1, 3, TeamConfig::default())?;
+            for _ in 1..calls {
+                ctx.broadcast(team, &dst, &src, 4, 1)?;
+            }
             src.copy_from(0, &[round * 100 + me as u64; 4])?;
-            // The new team's first broadcast has the same sequence, arguments and so code
+            // The new team's first (or `calls`-th) broadcast has the same sequence, arguments and so code
             // as the old team's first: only its tag being zeroed with the team tells the
             // members that the root has not posted yet. The root comes late.
             if me == 1 {

@@ -54,7 +54,7 @@
 use crate::error::{Error, Result};
 use crate::heap::layout::{
     inbox_part, stage_part, CHECK_BYTES, INBOX_SLOT, INBOX_SLOTS, RING_EXTRA, RING_UNITS, SLOT_ARRIVE, SLOT_CHECK, SLOT_CONSUMED,
-    SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, STAGE_UNIT, TEAM_STAGE,
+    SLOT_INFO, SLOT_PROGRESS, SLOT_SPLIT, SLOT_STEP_IN, STAGE_SET, STAGE_UNIT, TEAM_STAGE, WIDE_INBOX_SLOTS,
 };
 use crate::runtime::hosts::HostGroups;
 use crate::runtime::teams::TeamCollState;
@@ -403,8 +403,9 @@ pub(crate) struct Session<'a> {
     pub(crate) seq: u64,
     slot: usize,
     stage: usize,
-    /// The team's staging ring extension, for the first team slots (`heap/layout.rs`).
-    ring_extra: Option<usize>,
+    /// The team's extension (a ring extension, then an inbox extension), for the first
+    /// team slots (`heap/layout.rs`).
+    extension: Option<usize>,
     inbox: usize,
     state: MutexGuard<'a, TeamCollState>,
     /// What this PE passed ([`Session::check`]).
@@ -439,7 +440,7 @@ impl<'a> Session<'a> {
             seq,
             slot: sys.team_slot(t.slot),
             stage: sys.team_stage(t.slot),
-            ring_extra: sys.team_ring_extra(t.slot),
+            extension: sys.team_extension(t.slot),
             inbox: sys.team_inbox(t.slot),
             state,
             args: Record { kind: 0, rejected: false, values: [0; MAX_FIELDS], culprit: None },
@@ -805,7 +806,7 @@ impl<'a> Session<'a> {
             }
         }
         self.state.stage_seq[units].fill(self.seq);
-        Ok(match self.ring_extra {
+        Ok(match self.extension {
             Some(extra) if at >= TEAM_STAGE => extra + (at - TEAM_STAGE),
             _ => self.stage + at,
         })
@@ -820,7 +821,7 @@ impl<'a> Session<'a> {
     pub(crate) fn stage_ring_slot(&mut self, nbytes: usize, wait: bool) -> Result<usize> {
         debug_assert!(nbytes <= self.ring_slot_max());
         let slot = nbytes.next_power_of_two().clamp(STAGE_UNIT, self.ring_slot_max());
-        let ring = TEAM_STAGE + self.ring_extra.map_or(0, |_| RING_EXTRA);
+        let ring = TEAM_STAGE + self.extension.map_or(0, |_| RING_EXTRA);
         let slots = (ring / slot) as u64;
         self.acquire_stage((self.seq % slots) as usize * slot, slot, wait, slots / 2)
     }
@@ -828,7 +829,7 @@ impl<'a> Session<'a> {
     /// The largest message a staged broadcast's ring takes: a set, or the whole staging
     /// area (a quarter of the ring) where the team has a ring extension.
     pub(crate) fn ring_slot_max(&self) -> usize {
-        if self.ring_extra.is_some() {
+        if self.extension.is_some() {
             TEAM_STAGE
         } else {
             STAGE_SET
@@ -858,25 +859,38 @@ impl<'a> Session<'a> {
 
     /// Heap offset of this collective's inbox slot (the same on every member).
     pub(crate) fn inbox_slot(&self) -> usize {
-        self.inbox + (self.seq as usize % INBOX_SLOTS) * INBOX_SLOT
+        let k = self.seq as usize % self.inbox_slots();
+        match self.extension {
+            Some(extra) if k >= INBOX_SLOTS => extra + RING_EXTRA + (k - INBOX_SLOTS) * INBOX_SLOT,
+            _ => self.inbox + k * INBOX_SLOT,
+        }
+    }
+
+    /// Slots of the team's inbox: collective `seq` uses slot `seq` mod this number.
+    fn inbox_slots(&self) -> usize {
+        if self.extension.is_some() {
+            WIDE_INBOX_SLOTS
+        } else {
+            INBOX_SLOTS
+        }
     }
 
     /// Waits until member `i`'s inbox slot of this collective is free: `i` has finished
-    /// the collective that last used it, `INBOX_SLOTS` collectives ago (inboxes start
-    /// zeroed, so the first collectives of a team find them free).
+    /// the collective that last used it, as many collectives ago as the inbox has slots
+    /// (inboxes start zeroed, so the first collectives of a team find them free).
     ///
     /// When it must wait, it waits for half the slots to be free instead: a sender that
-    /// runs ahead of a member then reads the member's CONSUMED word once every
-    /// `INBOX_SLOTS / 2` calls, not on every call (each read takes the line from the
+    /// runs ahead of a member then reads the member's CONSUMED word once every half
+    /// inbox of calls, not on every call (each read takes the line from the
     /// member, whose next store to it then waits for the line to come back). Every
     /// collective it waits for is earlier than this one, and this PE has done its part
     /// of all of them, so the longer wait cannot deadlock.
     pub(crate) fn claim_inbox(&self, i: usize) -> Result<()> {
-        let Some(prev) = self.seq.checked_sub(INBOX_SLOTS as u64).filter(|&p| p > 0) else { return Ok(()) };
+        let Some(prev) = self.seq.checked_sub(self.inbox_slots() as u64).filter(|&p| p > 0) else { return Ok(()) };
         if self.known_finished(i, prev) {
             return Ok(());
         }
-        let until = self.seq - (INBOX_SLOTS / 2) as u64;
+        let until = self.seq - (self.inbox_slots() / 2) as u64;
         self.wait_finished(i, until, || format!("PE {} to finish reading its inbox of collective {prev}", self.pe(i)))
     }
 

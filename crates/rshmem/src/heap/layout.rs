@@ -5,7 +5,7 @@
 //! offset 4096                   team slots: max_teams x TEAM_SLOT bytes (synchronization words)
 //! 4096 + max_teams*TEAM_SLOT    team staging: max_teams x TEAM_STAGE bytes (collective scratch)
 //! ... + max_teams*TEAM_STAGE     team inboxes: max_teams x TEAM_INBOX bytes (pushed broadcasts)
-//! ... + max_teams*TEAM_INBOX     ring extensions: RING_TEAMS x RING_EXTRA bytes (the first team slots' staging rings)
+//! ... + max_teams*TEAM_INBOX     team extensions: RING_TEAMS x TEAM_EXTRA bytes (the first team slots' wider rings and inboxes)
 //! ```
 //! Every PE uses the same layout, so a slot's offset names the same slot on all PEs.
 //!
@@ -34,11 +34,13 @@
 //! user (a staged broadcast over the network uses the area as a ring of smaller slots;
 //! use is recorded per [`STAGE_UNIT`]). Pages are committed only when touched.
 //!
-//! The first [`RING_TEAMS`] team slots (the world team's among them) also have a ring
-//! extension of [`RING_EXTRA`] bytes, never zeroed: a staged broadcast over the network
-//! runs its ring of slots over the staging area and then the extension, so that a root
-//! streaming 4-16 KiB broadcasts asks its members how far they got once every 8-32
-//! calls instead of every 2-8 (each ask a round trip).
+//! The first [`RING_TEAMS`] team slots (the world team's among them) also have an
+//! extension of [`TEAM_EXTRA`] bytes: a ring extension of [`RING_EXTRA`] bytes (never
+//! zeroed), over which a staged broadcast over the network runs its ring of slots after
+//! the staging area, so that a root streaming 4-32 KiB broadcasts asks its members how
+//! far they got once every 8-32 calls instead of every 2-8 (each ask a round trip); and
+//! an inbox extension of [`INBOX_EXTRA`] bytes (zeroed with the inbox), which makes their
+//! inboxes [`WIDE_INBOX_SLOTS`] slots deep.
 //!
 //! One team inbox (`TEAM_INBOX` = `INBOX_SLOTS` slots of `INBOX_SLOT` bytes; its tag words
 //! are zeroed when its team is destroyed): small collectives whose data the sender writes
@@ -98,7 +100,7 @@ pub const TEAM_STAGE: usize = 2 * STAGE_SET;
 /// slot of a staged broadcast's ring over the whole area).
 pub const STAGE_UNIT: usize = 1024;
 
-/// Team slots (the first ones) whose staging ring has an extension.
+/// Team slots (the first ones) with an extension (a wider staging ring and inbox).
 pub const RING_TEAMS: usize = 8;
 /// Bytes of a ring extension. Measured with the ring over 128 KiB instead of 32 (2 PEs,
 /// UCX over loopback TCP, broadcast in a stream): 8 KiB 8.5-9.6 us a call -> 6.2-8.0,
@@ -106,6 +108,12 @@ pub const RING_TEAMS: usize = 8;
 pub const RING_EXTRA: usize = 96 << 10;
 /// Units of a staging area with its ring extension.
 pub const RING_UNITS: usize = (TEAM_STAGE + RING_EXTRA) / STAGE_UNIT;
+/// Inbox slots of a team slot with an extension.
+pub const WIDE_INBOX_SLOTS: usize = 128;
+/// Bytes of an inbox extension (after the inbox's own `INBOX_SLOTS` slots).
+pub const INBOX_EXTRA: usize = (WIDE_INBOX_SLOTS - INBOX_SLOTS) * INBOX_SLOT;
+/// Bytes of a team extension: its ring extension, then its inbox extension.
+pub const TEAM_EXTRA: usize = RING_EXTRA + INBOX_EXTRA;
 
 /// Bytes of one inbox slot (a tag word and the data, or one such part per writer).
 pub const INBOX_SLOT: usize = 1024;
@@ -155,7 +163,7 @@ impl SysLayout {
     pub fn new(max_teams: usize) -> SysLayout {
         // The configuration bounds RSHMEM_MAX_TEAMS by the same number (config tests).
         debug_assert!(max_teams <= MAX_TEAM_SLOTS, "{max_teams} team slots do not fit a split record");
-        let rings = max_teams.min(RING_TEAMS) * RING_EXTRA;
+        let rings = max_teams.min(RING_TEAMS) * TEAM_EXTRA;
         SysLayout { size: align_up(HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX) + rings, super::SEGMENT_ALIGN), max_teams }
     }
 
@@ -177,9 +185,10 @@ impl SysLayout {
         HEADER + self.max_teams * (TEAM_SLOT + TEAM_STAGE) + slot * TEAM_INBOX
     }
 
-    /// Offset (from a heap base) of the ring extension of team slot `slot`, if it has one.
-    pub fn team_ring_extra(&self, slot: usize) -> Option<usize> {
-        (slot < self.max_teams.min(RING_TEAMS)).then(|| HEADER + self.max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX) + slot * RING_EXTRA)
+    /// Offset (from a heap base) of the extension of team slot `slot`, if it has one: its
+    /// ring extension, then (`RING_EXTRA` bytes on) its inbox extension.
+    pub fn team_extension(&self, slot: usize) -> Option<usize> {
+        (slot < self.max_teams.min(RING_TEAMS)).then(|| HEADER + self.max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX) + slot * TEAM_EXTRA)
     }
 }
 
@@ -193,13 +202,13 @@ mod tests {
         assert_eq!(l.team_slot(0), HEADER);
         assert_eq!(l.team_stage(0), l.team_slot(3) + TEAM_SLOT);
         assert_eq!(l.team_inbox(0), l.team_stage(3) + TEAM_STAGE);
-        assert_eq!(l.team_ring_extra(0), Some(l.team_inbox(3) + TEAM_INBOX));
-        assert_eq!(l.team_ring_extra(4), None);
-        assert!(l.team_ring_extra(3).unwrap() + RING_EXTRA <= l.size);
+        assert_eq!(l.team_extension(0), Some(l.team_inbox(3) + TEAM_INBOX));
+        assert_eq!(l.team_extension(4), None);
+        assert!(l.team_extension(3).unwrap() + TEAM_EXTRA <= l.size);
         // Only the first RING_TEAMS slots have an extension.
         let big = SysLayout::new(RING_TEAMS + 3);
-        assert!(big.team_ring_extra(RING_TEAMS - 1).is_some() && big.team_ring_extra(RING_TEAMS).is_none());
-        assert!(big.team_ring_extra(RING_TEAMS - 1).unwrap() + RING_EXTRA <= big.size);
+        assert!(big.team_extension(RING_TEAMS - 1).is_some() && big.team_extension(RING_TEAMS).is_none());
+        assert!(big.team_extension(RING_TEAMS - 1).unwrap() + TEAM_EXTRA <= big.size);
         const { assert!(RING_EXTRA % STAGE_SET == 0) };
         const { assert!(SLOT_CHECK + 2 * CHECK_BYTES <= SLOT_SPLIT) };
         const { assert!(SLOT_BARRIER + 64 * 8 <= SLOT_PROGRESS) };
