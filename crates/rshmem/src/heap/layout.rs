@@ -209,7 +209,8 @@ mod tests {
         let big = SysLayout::new(RING_TEAMS + 3);
         assert!(big.team_extension(RING_TEAMS - 1).is_some() && big.team_extension(RING_TEAMS).is_none());
         assert!(big.team_extension(RING_TEAMS - 1).unwrap() + TEAM_EXTRA <= big.size);
-        const { assert!(RING_EXTRA % STAGE_SET == 0) };
+        // A ring slot (at most TEAM_STAGE bytes) never straddles the staging area and the extension.
+        const { assert!(RING_EXTRA.is_multiple_of(TEAM_STAGE)) };
         const { assert!(SLOT_CHECK + 2 * CHECK_BYTES <= SLOT_SPLIT) };
         const { assert!(SLOT_BARRIER + 64 * 8 <= SLOT_PROGRESS) };
         assert_eq!(
