@@ -324,7 +324,11 @@ fn transport_table(
         return Ok((TransportTable::uniform(n_pes, mapped), None));
     }
     let base = heap.base(heap.my_pe());
-    let waits = Waits { poll_window: config.ucx_poll, watcher: watcher.clone(), helper_cpus: config.spare_cpu_list() };
+    let waits = Waits {
+        poll_window: config.ucx_poll,
+        watcher: watcher.clone(),
+        helper_cpus: crate::bootstrap::binding::configured_spare_cpus(config),
+    };
     let ucx: Arc<dyn Transport> = if staged || config.ucx_protocol == UcxProtocol::Am {
         let reaches = (0..n_pes).map(|pe| heap.is_mapped(pe)).collect();
         let t = Arc::new(StagedTransport::new(boot, base, serve, waits, (mapped.clone(), reaches), heap.stride())?);

@@ -144,6 +144,12 @@ pub fn spare_cpus(plan: &[Option<Vec<usize>>], allowed: &[usize]) -> Vec<usize> 
     allowed.iter().copied().filter(|c| !plan.iter().flatten().any(|m| m.contains(c))).collect()
 }
 
+/// The CPUs of `RSHMEM_SPARE_CPUS` (none when unset): where the runtime's helper threads
+/// (the GPU proxy, the UCX progress thread) move with [`move_helper_thread`].
+pub fn configured_spare_cpus(config: &crate::config::Config) -> Vec<usize> {
+    config.spare_cpus.as_deref().map(parse_cpu_list).unwrap_or_default()
+}
+
 /// Moves the calling helper thread onto `spare` (see [`spare_cpus`]; `RSHMEM_SPARE_CPUS`),
 /// leaving it where it is when `spare` is empty. Returns the CPUs it may now run on.
 pub fn move_helper_thread(spare: &[usize]) -> std::io::Result<Vec<usize>> {

@@ -209,12 +209,6 @@ impl Config {
         self.device_debug || cfg!(debug_assertions)
     }
 
-    /// The CPUs of `RSHMEM_SPARE_CPUS` (none when unset): where the runtime's helper
-    /// threads (the GPU proxy, the UCX progress thread) move.
-    pub fn spare_cpu_list(&self) -> Vec<usize> {
-        self.spare_cpus.as_deref().map(crate::bootstrap::binding::parse_cpu_list).unwrap_or_default()
-    }
-
     /// The largest user heap: `RSHMEM_MAX_SYMMETRIC_SIZE`, at least the initial size.
     pub fn max_heap(&self) -> usize {
         self.max_symmetric_size.max(self.symmetric_size)

@@ -225,7 +225,7 @@ impl Proxy {
             n_pes,
             host_offset,
             staging: config.proxy_staging,
-            spare_cpus: config.spare_cpu_list(),
+            spare_cpus: crate::bootstrap::binding::configured_spare_cpus(config),
             span,
             stop: AtomicBool::new(false),
             carried: AtomicU64::new(0),
