@@ -10,9 +10,10 @@
 //!
 //! Over the network (members not mapped; teams of up to 16, which have an inbox part
 //! each) reading the root costs round trips, so the data is pushed instead. Up to one
-//! staging set, the root writes it into a slot of each member's staging area, used as a
-//! ring of slots of the message size rounded up to a power of two (16 of them for 2 KiB),
-//! with its tag in the member's inbox slot, one signalled put per member, and returns;
+//! staging set (the whole staging area on the first team slots, whose ring also runs
+//! over their ring extension: `heap/layout.rs`), the root writes it into a slot of each
+//! member's staging area, used as a ring of slots of the message size rounded up to a
+//! power of two (16 of them for 2 KiB, 64 with the extension), with its tag in the member's inbox slot, one signalled put per member, and returns;
 //! members wait on their own memory and copy. Before it reuses a slot the root makes
 //! sure every member finished the slot's last user; when it must ask (a member's
 //! CONSUMED word, a round trip), it asks for the collective half a ring back, so a

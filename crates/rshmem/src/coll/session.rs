@@ -301,10 +301,11 @@ impl Record {
 /// network. Each read is a round trip that the peer's progress thread serves: a watch that
 /// read on every poll once the spin was over kept a late peer's progress thread busy
 /// answering (3 PEs waiting on a 4th that slept, over UCX tcp on 2 loaded cores) and
-/// reached its own warning and hang checks only between long runs of round trips. The first [`RemoteReads::FREE`] reads go at once (a short
-/// wait is not slowed); after that a read is due once a gap has passed, the gap doubling
-/// from [`RemoteReads::FIRST`] to [`RemoteReads::LONGEST`], so a long wait gains at most
-/// about the time it has already waited, and at most `LONGEST`.
+/// reached its own warning and hang checks only between long runs of round trips. The
+/// first [`RemoteReads::FREE`] reads go at once (a short wait is not slowed); after that
+/// a read is due once a gap has passed, the gap doubling from [`RemoteReads::FIRST`] to
+/// [`RemoteReads::LONGEST`], so a long wait gains at most about the time it has already
+/// waited, and at most `LONGEST`.
 #[derive(Default)]
 struct RemoteReads {
     reads: u32,
@@ -812,7 +813,8 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The slot of a staged broadcast of `nbytes` (at most one set) and its heap offset:
+    /// The slot of a staged broadcast of `nbytes` (at most [`Session::ring_slot_max`]) and
+    /// its heap offset:
     /// the staging area and its ring extension, where the team has one, as a ring of
     /// slots of `nbytes` rounded up to a power of two (at least a unit), collective `seq`
     /// taking slot `seq` mod their number. The root (`wait`) may write the slot on every

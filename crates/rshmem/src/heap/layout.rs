@@ -163,8 +163,8 @@ impl SysLayout {
     pub fn new(max_teams: usize) -> SysLayout {
         // The configuration bounds RSHMEM_MAX_TEAMS by the same number (config tests).
         debug_assert!(max_teams <= MAX_TEAM_SLOTS, "{max_teams} team slots do not fit a split record");
-        let rings = max_teams.min(RING_TEAMS) * TEAM_EXTRA;
-        SysLayout { size: align_up(HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX) + rings, super::SEGMENT_ALIGN), max_teams }
+        let extensions = max_teams.min(RING_TEAMS) * TEAM_EXTRA;
+        SysLayout { size: align_up(Self::extensions_start(max_teams) + extensions, super::SEGMENT_ALIGN), max_teams }
     }
 
     /// Offset (from a heap base) of team slot `slot`.
@@ -188,7 +188,12 @@ impl SysLayout {
     /// Offset (from a heap base) of the extension of team slot `slot`, if it has one: its
     /// ring extension, then (`RING_EXTRA` bytes on) its inbox extension.
     pub fn team_extension(&self, slot: usize) -> Option<usize> {
-        (slot < self.max_teams.min(RING_TEAMS)).then(|| HEADER + self.max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX) + slot * TEAM_EXTRA)
+        (slot < self.max_teams.min(RING_TEAMS)).then(|| Self::extensions_start(self.max_teams) + slot * TEAM_EXTRA)
+    }
+
+    /// Offset of the team extensions: after every team's slot, staging and inbox.
+    const fn extensions_start(max_teams: usize) -> usize {
+        HEADER + max_teams * (TEAM_SLOT + TEAM_STAGE + TEAM_INBOX)
     }
 }
 
