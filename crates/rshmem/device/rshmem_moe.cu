@@ -6,22 +6,21 @@
 // fenced its writes, order each PE's puts before the atomics that publish them.
 #include "rshmem_moe.cuh"
 
-// Dispatch in one grid: a warp per (token, k), grid-stride (`rows`/`scales` as in
-// rshmemx_moe_dispatch_warp); then rshmemx_moe_dispatch_finish (the grid's last block
-// publishes the counts and waits for the sources). `grid_done` counts the blocks (0
-// between grids).
+// Dispatch in one grid: blocks take batches of `batch` (token, k) pairs, grid-stride
+// (`rows`/`scales` as in rshmemx_moe_dispatch_warp, each batch by rshmemx_moe_dispatch_block);
+// then rshmemx_moe_dispatch_finish (the grid's last block publishes the counts and waits for
+// the sources). `grid_done` counts the blocks (0 between grids).
 extern "C" __global__ void rshmem_moe_dispatch(const char* rows, int row_bytes, const char* scales, int scale_bytes, const int* topk_idx,
                                                const float* topk_w, int n_tokens, int hidden, int top_k, int n_experts, int local_experts,
                                                int capacity, char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
-                                               int* slot_of, rshmem_u64* expert_done, int* recv_count, unsigned* grid_done, int* host_out) {
+                                               int* slot_of, rshmem_u64* expert_done, int* recv_count, unsigned* grid_done, int* host_out,
+                                               int batch) {
     const rshmemx_moe_layout l = {hidden, top_k, n_experts, local_experts, capacity};
     int* status = recv_count + local_experts;
-    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long pairs = (long long)n_tokens * top_k;
-    for (long long p = warp; p < pairs; p += warps)
-        rshmemx_moe_dispatch_warp(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, (int)(p / top_k), (int)(p % top_k), recv_rows,
-                                  recv_scales, recv_meta, counters, sent, status, slot_of);
+    for (long long p0 = (long long)blockIdx.x * batch; p0 < pairs; p0 += (long long)gridDim.x * batch)
+        rshmemx_moe_dispatch_block(l, rows, row_bytes, scales, scale_bytes, topk_idx, topk_w, p0, (int)min((long long)batch, pairs - p0),
+                                   recv_rows, recv_scales, recv_meta, counters, sent, status, slot_of);
     rshmemx_moe_dispatch_finish(l, sent, expert_done, counters, recv_count, grid_done, host_out);
 }
 

@@ -1,5 +1,7 @@
 // rshmem MoE device functions: expert-parallel token dispatch and combine, in the style
-// of low-latency MoE kernels (a warp per token and destination, one atomic per expert).
+// of low-latency MoE kernels (one atomic per expert). Dispatch per row at warp scope
+// (rshmemx_moe_dispatch_warp) or per batch of rows at block scope (rshmemx_moe_dispatch_block,
+// what the library's kernel uses); combine's send a warp per row (rshmemx_moe_combine_warp).
 //
 // Layout (all in the symmetric heap; L = local experts per PE, C = capacity per expert):
 //   recv_x      u16[L][C][H]   received tokens (bf16 bits), slot order = arrival order;
@@ -14,8 +16,8 @@
 //   pull_done   u64            each PE adds 1 per pull combine once it read every peer's outputs
 //
 // Protocol (the Rust CPU path in src/moe follows it step by step):
-//   dispatch: per (token, k): lane 0 reserves slot = fetch_add(counters[le], 1) on the
-//   expert's PE, broadcasts it, the warp puts the row and lane 0 the metadata. After every
+//   dispatch: per (token, k): one thread reserves slot = fetch_add(counters[le], 1) on the
+//   expert's PE and puts the metadata; the warp (or the block, for its batch) puts the row. After every
 //   put of the grid (kernel boundary + system fence), one atomic per expert publishes the
 //   count. The receiver waits until all n_pes sources have reported for each local
 //   expert, takes the count, and resets counter and report word for the next round.
@@ -165,6 +167,122 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layo
         rshmem_int_p(m + 3, __float_as_int(topk_w[(long long)t * l.top_k + k]), dst);
     }
     __syncwarp();
+}
+
+// Most rows a block lists at once (rshmemx_moe_dispatch_block).
+#define RSHMEM_MOE_BLOCK_PAIRS 64
+
+// A block's list of rows to copy (in shared memory): row j goes from `src[j]` here to
+// `sym[j]` on PE `pe[j]`, whose mapping here is `mapped[j]` (null: reached through the proxy).
+struct rshmemx_moe_rows {
+    const char* src[RSHMEM_MOE_BLOCK_PAIRS];
+    char* sym[RSHMEM_MOE_BLOCK_PAIRS];
+    char* mapped[RSHMEM_MOE_BLOCK_PAIRS];
+    int pe[RSHMEM_MOE_BLOCK_PAIRS];
+    int live;    // rows listed
+    int direct;  // every listed row mapped
+};
+
+// Starts an empty list (block scope; a __syncthreads() must follow before rows are added).
+__device__ __forceinline__ void rshmemx_moe_rows_clear(rshmemx_moe_rows& r) {
+    if (threadIdx.x == 0) {
+        r.live = 0;
+        r.direct = 1;
+    }
+}
+
+// Adds a row (one thread per row); returns its index in the list.
+__device__ __forceinline__ int rshmemx_moe_rows_add(rshmemx_moe_rows& r, const char* src, char* sym, int pe, rshmem_size_t bytes) {
+    rshmemi_check("moe (row put)", sym, bytes, pe);
+    char* mapped = (char*)rshmem_ptr(sym, pe);
+    if (!mapped) r.direct = 0;
+    const int j = atomicAdd(&r.live, 1);
+    r.src[j] = src;
+    r.sym[j] = sym;
+    r.mapped[j] = mapped;
+    r.pe[j] = pe;
+    return j;
+}
+
+// Copies the listed rows of `row_bytes` each (block scope, a 1-D block, after a
+// __syncthreads() that follows the adds). Where every row is mapped and the rows are
+// 16-byte aligned (`aligned`: the caller's bases and row size), 16 bytes a thread with four
+// loads in flight, spread over every thread of the block whatever the number of rows, so
+// that a few rows still keep the block's loads in flight; otherwise a warp per row through
+// rshmem_putmem_nbi_warp (PEs reached through the proxy, odd sizes).
+__device__ __forceinline__ void rshmemx_moe_rows_copy(const rshmemx_moe_rows& r, rshmem_size_t row_bytes, bool aligned) {
+    const unsigned tid = threadIdx.x, live = (unsigned)r.live;
+    if (r.direct && aligned && row_bytes >= 16 && (row_bytes & 15) == 0) {
+        const unsigned per = (unsigned)(row_bytes / 16), total = live * per, T = blockDim.x;
+        for (unsigned f = tid; f < total; f += 4 * T) {
+            int4 v[4];
+            int4* to[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const unsigned x = f + u * T, j = x / per, c = x - j * per;
+                to[u] = x < total ? (int4*)r.mapped[j] + c : (int4*)0;
+                if (x < total) v[u] = ((const int4*)r.src[j])[c];
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                if (to[u]) *to[u] = v[u];
+        }
+        return;
+    }
+    for (unsigned j = tid >> 5; j < live; j += blockDim.x >> 5) rshmem_putmem_nbi_warp(r.sym[j], r.src[j], row_bytes, r.pe[j]);
+}
+
+// Dispatch of the `n` (token, k) pairs p0 .. p0 + n - 1 (p = t * top_k + k) by one block
+// (every thread calls it with the same arguments; n at most RSHMEM_MOE_BLOCK_PAIRS and at
+// most the block's size; a 1-D block). Moves what rshmemx_moe_dispatch_warp moves for each
+// pair, in two steps: one thread per pair reserves its slot and writes its metadata, all
+// of the block's pairs at once (one atomic round trip for the batch rather than one per
+// pair); then the whole block copies the rows (rshmemx_moe_rows_copy), and a warp per row
+// its scales.
+__device__ __forceinline__ void rshmemx_moe_dispatch_block(const rshmemx_moe_layout& l, const char* rows, int row_bytes, const char* scales,
+                                                           int scale_bytes, const int* topk_idx, const float* topk_w, long long p0, int n,
+                                                           char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
+                                                           int* status, int* slot_of) {
+    __shared__ rshmemx_moe_rows r;
+    __shared__ long long s_row[RSHMEM_MOE_BLOCK_PAIRS];  // le * C + slot of list entry j
+    __shared__ int s_tok[RSHMEM_MOE_BLOCK_PAIRS];        // its token
+    rshmemx_moe_rows_clear(r);
+    __syncthreads();
+    if ((int)threadIdx.x < n) {
+        const long long p = p0 + threadIdx.x;
+        const int t = (int)(p / l.top_k), k = (int)(p % l.top_k);
+        const int e = topk_idx[p];
+        if (e >= l.n_experts) {
+            atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
+        } else if (e >= 0) {
+            const int dst = e / l.local_experts;
+            const int le = e % l.local_experts;
+            const int slot = rshmem_int_atomic_fetch_add(&counters[le], 1, dst);
+            atomicAdd(&sent[e], 1);
+            if (slot >= l.capacity) {
+                atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
+            } else {
+                if (slot_of) slot_of[p] = slot;
+                const long long row = (long long)le * l.capacity + slot;
+                int* m = recv_meta + row * 4;
+                rshmem_int_p(m + 0, rshmem_my_pe(), dst);
+                rshmem_int_p(m + 1, t, dst);
+                rshmem_int_p(m + 2, k, dst);
+                rshmem_int_p(m + 3, __float_as_int(topk_w[p]), dst);
+                const int j = rshmemx_moe_rows_add(r, rows + (long long)t * row_bytes, recv_rows + row * row_bytes, dst, (rshmem_size_t)row_bytes);
+                s_row[j] = row;
+                s_tok[j] = t;
+            }
+        }
+    }
+    __syncthreads();
+    rshmemx_moe_rows_copy(r, (rshmem_size_t)row_bytes, ((((rshmem_u64)rows) | (rshmem_u64)recv_rows) & 15) == 0);
+    if (scale_bytes > 0)
+        for (int j = (int)(threadIdx.x >> 5); j < r.live; j += (int)(blockDim.x >> 5))
+            rshmem_putmem_nbi_warp(recv_scales + s_row[j] * scale_bytes, scales + (long long)s_tok[j] * scale_bytes, (rshmem_size_t)scale_bytes,
+                                   r.pe[j]);
+    // The next batch reuses the shared lists.
+    __syncthreads();
 }
 
 // FP8 dispatch of token t's choices k0 .. k0 + 31 by one warp (every lane calls it with the

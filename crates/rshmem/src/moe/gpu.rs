@@ -11,6 +11,14 @@ use crate::types::SymType;
 use std::sync::Arc;
 
 const WARPS_PER_BLOCK: u32 = 8;
+/// Most (token, k) pairs a dispatch block lists at once (`RSHMEM_MOE_BLOCK_PAIRS` of
+/// device/rshmem_moe.cuh; at most the block's `32 * WARPS_PER_BLOCK` threads).
+const ROW_BATCH_MAX: usize = 64;
+/// Fewest pairs a dispatch block lists at once. Each block of the dispatch grid also pays a
+/// system-scope fence and an atomic on one counter at its end: on the H200, 128 tokens
+/// (1024 pairs) in 512 blocks of 2 took 37-40 us a dispatch, in 128 blocks of 8 27.5-28.1,
+/// in 64 of 16 26.8-29.7.
+const ROW_BATCH_LEAST: usize = 16;
 /// Threads per block of combine's reduction.
 const REDUCE_THREADS: u32 = 128;
 
@@ -51,6 +59,18 @@ pub(crate) fn pulls(ctx: &Ctx, cfg: &MoeConfig) -> Result<bool> {
     }
 }
 
+/// The grid on `sms` multiprocessors of a kernel whose blocks list `rows` rows a batch at a
+/// time, and the batch: at least [`ROW_BATCH_LEAST`] (`least` in the tests), at most
+/// [`ROW_BATCH_MAX`]; at most 4 blocks per SM, which take the batches in turn, every block
+/// the same number of them (the last turn short), so that no block is left with a whole
+/// batch more than the others at the end.
+fn row_grid(rows: usize, sms: usize, least: usize) -> (u32, usize) {
+    let most_blocks = 4 * sms.max(1);
+    let turns = rows.div_ceil(most_blocks * ROW_BATCH_MAX).max(1);
+    let batch = rows.div_ceil(most_blocks * turns).clamp(least.clamp(1, ROW_BATCH_MAX), ROW_BATCH_MAX);
+    (rows.div_ceil(batch).clamp(1, most_blocks) as u32, batch)
+}
+
 fn a<T: SymType>(s: &Sym<T>) -> A {
     A::U64(s.addr() as u64)
 }
@@ -74,6 +94,11 @@ impl MoeKernels {
     /// Blocks of `WARPS_PER_BLOCK` warps for `items` warp-sized work items, up to 4 per SM.
     fn warp_blocks(&self, items: usize) -> u32 {
         (items.div_ceil(WARPS_PER_BLOCK as usize) as u32).clamp(1, 4 * self.sms)
+    }
+
+    /// The dispatch kernel's grid for `rows` (token, k) pairs: [`row_grid`].
+    fn row_batches(&self, rows: usize) -> (u32, usize) {
+        row_grid(rows, self.sms as usize, ROW_BATCH_LEAST)
     }
 
     fn layout(m: &Moe) -> [A; 5] {
@@ -132,8 +157,9 @@ impl MoeKernels {
                     recv_rows,
                     recv_scales,
                 ];
-                let args: Vec<A> = head.into_iter().chain(tail).chain([grid_done, host_out]).collect();
-                self.launch("rshmem_moe_dispatch", self.warp_blocks(n_tokens * m.cfg.top_k), 32 * WARPS_PER_BLOCK, &args)?;
+                let (blocks, batch) = self.row_batches(n_tokens * m.cfg.top_k);
+                let args: Vec<A> = head.into_iter().chain(tail).chain([grid_done, host_out, A::I32(batch as i32)]).collect();
+                self.launch("rshmem_moe_dispatch", blocks, 32 * WARPS_PER_BLOCK, &args)?;
             }
             self.gpu.synchronize()?;
             if !fits {
@@ -235,5 +261,45 @@ impl MoeKernels {
         self.signal_all(done, pes)?;
         self.launch("rshmem_moe_wait", 1, 32, &[a(done), A::U64(target)])?;
         self.gpu.synchronize()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_row_grid_covers_every_row_in_batches_a_block_takes() {
+        for sms in [1, 8, 132] {
+            for least in [1, 8, 16, 100] {
+                for pairs in [0, 1, 7, 8, 1024, 18432, 4 * 132 * 64, 32768, 81920, 1_000_000] {
+                    let (blocks, batch) = row_grid(pairs, sms, least);
+                    let blocks = blocks as usize;
+                    assert!((1..=ROW_BATCH_MAX).contains(&batch), "batch {batch} for {pairs} pairs on {sms} SMs");
+                    assert!(batch >= least.min(ROW_BATCH_MAX), "batch {batch} below {least}");
+                    // Turns of the grid-stride loop: where the batch is not at its least
+                    // and the turns are few, the last turn keeps at least half the blocks
+                    // busy (81920 rows in batches of 64 on 528 blocks would leave 224 busy
+                    // in the last of 3 turns).
+                    let batches = pairs.div_ceil(batch);
+                    let turns = batches.div_ceil(blocks);
+                    if batch > least && (2..8).contains(&turns) {
+                        let last = batches - (turns - 1) * blocks;
+                        assert!(
+                            2 * last >= blocks,
+                            "{pairs} rows: {batches} batches of {batch} on {blocks} blocks, {last} in the last turn"
+                        );
+                    }
+                    assert!((1..=4 * sms).contains(&blocks), "{blocks} blocks for {pairs} pairs on {sms} SMs");
+                    // Grid-stride over batches: every pair is in some block's batch, and no
+                    // block is left without one while pairs remain.
+                    assert!(blocks * batch >= pairs.min(4 * sms * batch), "{blocks} x {batch} leaves pairs of {pairs} out");
+                    assert!(
+                        pairs == 0 || (blocks - 1) * batch < pairs,
+                        "{blocks} blocks of {batch} for {pairs} pairs: a block without work"
+                    );
+                }
+            }
+        }
     }
 }
