@@ -126,6 +126,37 @@ __device__ __forceinline__ void rshmemx_moe_quantize_group_warp(const rshmem_bf1
     __syncwarp();
 }
 
+// Reserves token t's k-th choice a slot at its expert and writes the row's metadata there
+// (thread scope): returns the row (le * C + slot) and sets *dst to the expert's PE, or -1 for
+// an id of -1, an id out of range or a full expert (the last two counted in `status`). With
+// `slot_of` (may be null), records the slot in slot_of[t][k].
+__device__ __forceinline__ long long rshmemx_moe_reserve_row(const rshmemx_moe_layout& l, const int* topk_idx, const float* topk_w, int t, int k,
+                                                             int* recv_meta, int* counters, int* sent, int* status, int* slot_of, int* dst) {
+    const long long tk = (long long)t * l.top_k + k;
+    const int e = topk_idx[tk];
+    if (e < 0) return -1;
+    if (e >= l.n_experts) {
+        atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
+        return -1;
+    }
+    *dst = e / l.local_experts;
+    const int le = e % l.local_experts;
+    const int slot = rshmem_int_atomic_fetch_add(&counters[le], 1, *dst);
+    atomicAdd(&sent[e], 1);
+    if (slot >= l.capacity) {
+        atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
+        return -1;
+    }
+    if (slot_of) slot_of[tk] = slot;
+    const long long row = (long long)le * l.capacity + slot;
+    int* m = recv_meta + row * 4;
+    rshmem_int_p(m + 0, rshmem_my_pe(), *dst);
+    rshmem_int_p(m + 1, t, *dst);
+    rshmem_int_p(m + 2, k, *dst);
+    rshmem_int_p(m + 3, __float_as_int(topk_w[tk]), *dst);
+    return row;
+}
+
 // Dispatch of token t's k-th choice by one warp (every lane calls it with the same
 // arguments). The token is `row_bytes` at `rows + t * row_bytes` (bf16, or e4m3 values),
 // plus `scale_bytes` at `scales + t * scale_bytes` (e4m3 scales; 0 for bf16). Returns
@@ -136,36 +167,15 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_warp(const rshmemx_moe_layo
                                                           char* recv_rows, char* recv_scales, int* recv_meta, int* counters, int* sent,
                                                           int* status, int* slot_of) {
     const unsigned lane = threadIdx.x & 31u;
-    const int e = topk_idx[(long long)t * l.top_k + k];
-    if (e < 0) return;
-    if (e >= l.n_experts) {
-        if (lane == 0) atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
-        return;
-    }
-    const int dst = e / l.local_experts;
-    const int le = e % l.local_experts;
-    int slot = 0;
-    if (lane == 0) {
-        slot = rshmem_int_atomic_fetch_add(&counters[le], 1, dst);
-        atomicAdd(&sent[e], 1);
-    }
-    slot = __shfl_sync(0xffffffffu, slot, 0);
-    if (slot >= l.capacity) {
-        if (lane == 0) atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
-        return;
-    }
-    if (lane == 0 && slot_of) slot_of[(long long)t * l.top_k + k] = slot;
-    const long long row = (long long)le * l.capacity + slot;
+    long long row = -1;
+    int dst = 0;
+    if (lane == 0) row = rshmemx_moe_reserve_row(l, topk_idx, topk_w, t, k, recv_meta, counters, sent, status, slot_of, &dst);
+    row = __shfl_sync(0xffffffffu, row, 0);
+    dst = __shfl_sync(0xffffffffu, dst, 0);
+    if (row < 0) return;
     rshmem_putmem_nbi_warp(recv_rows + row * row_bytes, rows + (long long)t * row_bytes, (rshmem_size_t)row_bytes, dst);
     if (scale_bytes > 0)
         rshmem_putmem_nbi_warp(recv_scales + row * scale_bytes, scales + (long long)t * scale_bytes, (rshmem_size_t)scale_bytes, dst);
-    if (lane == 0) {
-        int* m = recv_meta + row * 4;
-        rshmem_int_p(m + 0, rshmem_my_pe(), dst);
-        rshmem_int_p(m + 1, t, dst);
-        rshmem_int_p(m + 2, k, dst);
-        rshmem_int_p(m + 3, __float_as_int(topk_w[(long long)t * l.top_k + k]), dst);
-    }
     __syncwarp();
 }
 
@@ -250,29 +260,13 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_block(const rshmemx_moe_lay
     __syncthreads();
     if ((int)threadIdx.x < n) {
         const long long p = p0 + threadIdx.x;
-        const int t = (int)(p / l.top_k), k = (int)(p % l.top_k);
-        const int e = topk_idx[p];
-        if (e >= l.n_experts) {
-            atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
-        } else if (e >= 0) {
-            const int dst = e / l.local_experts;
-            const int le = e % l.local_experts;
-            const int slot = rshmem_int_atomic_fetch_add(&counters[le], 1, dst);
-            atomicAdd(&sent[e], 1);
-            if (slot >= l.capacity) {
-                atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
-            } else {
-                if (slot_of) slot_of[p] = slot;
-                const long long row = (long long)le * l.capacity + slot;
-                int* m = recv_meta + row * 4;
-                rshmem_int_p(m + 0, rshmem_my_pe(), dst);
-                rshmem_int_p(m + 1, t, dst);
-                rshmem_int_p(m + 2, k, dst);
-                rshmem_int_p(m + 3, __float_as_int(topk_w[p]), dst);
-                const int j = rshmemx_moe_rows_add(r, rows + (long long)t * row_bytes, recv_rows + row * row_bytes, dst, (rshmem_size_t)row_bytes);
-                s_row[j] = row;
-                s_tok[j] = t;
-            }
+        const int t = (int)(p / l.top_k);
+        int dst = 0;
+        const long long row = rshmemx_moe_reserve_row(l, topk_idx, topk_w, t, (int)(p % l.top_k), recv_meta, counters, sent, status, slot_of, &dst);
+        if (row >= 0) {
+            const int j = rshmemx_moe_rows_add(r, rows + (long long)t * row_bytes, recv_rows + row * row_bytes, dst, (rshmem_size_t)row_bytes);
+            s_row[j] = row;
+            s_tok[j] = t;
         }
     }
     __syncthreads();
@@ -311,30 +305,13 @@ __device__ __forceinline__ void rshmemx_moe_dispatch_fp8_warp(const rshmemx_moe_
     unsigned char* q_row = 0;
     float* s_row = 0;
     if (k < l.top_k) {
-        const long long tk = (long long)t * l.top_k + k;
-        const int e = topk_idx[tk];
-        if (e >= l.n_experts) {
-            atomicAdd(&status[RSHMEM_MOE_STATUS_BAD_EXPERT], 1);
-        } else if (e >= 0) {
-            const int dst = e / l.local_experts;
-            const int le = e % l.local_experts;
-            const int slot = rshmem_int_atomic_fetch_add(&counters[le], 1, dst);
-            atomicAdd(&sent[e], 1);
-            if (slot >= l.capacity) {
-                atomicAdd(&status[RSHMEM_MOE_STATUS_OVERFLOW], 1);
-            } else {
-                if (slot_of) slot_of[tk] = slot;
-                const long long row = (long long)le * l.capacity + slot;
-                q_row = (unsigned char*)rshmem_ptr(recv_q + row * l.hidden, dst);
-                s_row = (float*)rshmem_ptr(recv_s + row * groups, dst);
-                if (!q_row || !s_row)
-                    rshmemi_fail("moe::dispatch (fp8, one pass)", "the expert's PE is not mapped", dst, (rshmem_u64)(recv_q + row * l.hidden), 0);
-                int* m = recv_meta + row * 4;
-                rshmem_int_p(m + 0, rshmem_my_pe(), dst);
-                rshmem_int_p(m + 1, t, dst);
-                rshmem_int_p(m + 2, k, dst);
-                rshmem_int_p(m + 3, __float_as_int(topk_w[tk]), dst);
-            }
+        int dst = 0;
+        const long long row = rshmemx_moe_reserve_row(l, topk_idx, topk_w, t, k, recv_meta, counters, sent, status, slot_of, &dst);
+        if (row >= 0) {
+            q_row = (unsigned char*)rshmem_ptr(recv_q + row * l.hidden, dst);
+            s_row = (float*)rshmem_ptr(recv_s + row * groups, dst);
+            if (!q_row || !s_row)
+                rshmemi_fail("moe::dispatch (fp8, one pass)", "the expert's PE is not mapped", dst, (rshmem_u64)(recv_q + row * l.hidden), 0);
         }
     }
     const unsigned rows = __ballot_sync(0xffffffffu, q_row != 0);
