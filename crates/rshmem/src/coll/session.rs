@@ -61,7 +61,7 @@ use crate::runtime::teams::TeamCollState;
 use crate::runtime::teams::TeamInfo;
 use crate::runtime::Runtime;
 use crate::transport::notify::{self, WaitOutcome};
-use crate::transport::AmoOp;
+use crate::transport::{AmoOp, PolledWord};
 use crate::types::{ReduceDtype, ReduceOp};
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -553,7 +553,8 @@ impl<'a> Session<'a> {
     ) -> Result<WaitOutcome> {
         let pe = self.pe(i);
         let t = self.rt.to(pe);
-        let mut check = || ready(t.load_word(pe, word, 8)?);
+        let polled = PolledWord::new(t, pe, word, 8);
+        let mut check = || ready(polled.load()?);
         if check()? {
             return Ok(WaitOutcome::Ready);
         }

@@ -4,7 +4,7 @@
 //! Rust's memory model such words must be accessed atomically. This module is the one
 //! place that turns a heap address into an atomic reference.
 
-use std::sync::atomic::{AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64, AtomicU8};
+use std::sync::atomic::{AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// Atomic types that may overlay a word of shared memory.
 ///
@@ -40,4 +40,49 @@ pub unsafe fn shared<'a, A: SharedAtomic>(addr: usize) -> &'a A {
     // SAFETY: the caller guarantees alignment and that the memory stays mapped; A accepts
     // any bit pattern and concurrent access through atomics is sound.
     unsafe { &*(addr as *const A) }
+}
+
+/// A 1-, 2-, 4- or 8-byte word of a mapped heap, read with plain atomic loads: what a wait
+/// on this PE's own memory polls, without a call through the transport per poll.
+#[derive(Clone, Copy, Debug)]
+pub enum WatchedWord {
+    /// A 1-byte word.
+    W1(&'static AtomicU8),
+    /// A 2-byte word.
+    W2(&'static AtomicU16),
+    /// A 4-byte word.
+    W4(&'static AtomicU32),
+    /// An 8-byte word.
+    W8(&'static AtomicU64),
+}
+
+impl WatchedWord {
+    /// The word at `addr`, `width` bytes wide; None for another width.
+    ///
+    /// # Safety
+    /// As for [`shared`]: `addr` aligned to `width`, in memory that stays mapped while the
+    /// value is used (the symmetric heap, for the life of its runtime).
+    pub unsafe fn at(addr: usize, width: usize) -> Option<WatchedWord> {
+        // SAFETY: the caller's promise, for each width.
+        unsafe {
+            Some(match width {
+                1 => WatchedWord::W1(shared(addr)),
+                2 => WatchedWord::W2(shared(addr)),
+                4 => WatchedWord::W4(shared(addr)),
+                8 => WatchedWord::W8(shared(addr)),
+                _ => return None,
+            })
+        }
+    }
+
+    /// The word's value (an acquire load), zero-extended.
+    #[inline]
+    pub fn load(self) -> u64 {
+        match self {
+            WatchedWord::W1(a) => u64::from(a.load(Ordering::Acquire)),
+            WatchedWord::W2(a) => u64::from(a.load(Ordering::Acquire)),
+            WatchedWord::W4(a) => u64::from(a.load(Ordering::Acquire)),
+            WatchedWord::W8(a) => a.load(Ordering::Acquire),
+        }
+    }
 }

@@ -11,6 +11,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::sym::Sym;
 use crate::transport::notify::{self, WaitOutcome};
+use crate::transport::PolledWord;
 use crate::types::{Cmp, SyncWord};
 use std::time::Duration;
 
@@ -35,10 +36,10 @@ impl Ctx {
         Ok(Words { offsets: (0..n).map(|i| off + i * T::WIDTH).collect(), _t: std::marker::PhantomData })
     }
 
-    #[inline]
-    fn load_local<T: SyncWord>(&self, off: usize) -> Result<T> {
+    /// The `width`-byte word at `off` in this PE's heap, for a wait or test to read.
+    pub(crate) fn local_word(&self, off: usize, width: usize) -> PolledWord<'_> {
         let me = self.my_pe();
-        Ok(T::from_bits(self.rt.to(me).load_word(me, off, T::WIDTH)?))
+        PolledWord::new(self.rt.to(me), me, off, width)
     }
 
     pub(crate) fn block(
@@ -74,9 +75,8 @@ impl Ctx {
     /// Address form of [`Ctx::wait_until`] (used by the C ABI).
     pub fn wait_until_addr<T: SyncWord>(&self, addr: usize, cmp: Cmp, value: T, timeout: Option<Duration>) -> Result<()> {
         const CALL: &str = "wait_until";
-        let w = self.sync_words::<T>(CALL, addr, 1)?;
-        let off = w.offsets[0];
-        self.block(CALL, timeout, || Ok(cmp.holds(self.load_local::<T>(off)?, value)), || format!("ivar at {addr:#x} {cmp:?} {value:?}"))
+        let word = self.local_word(self.remote_word(CALL, "ivars", addr, T::WIDTH, T::NAME, self.my_pe())?, T::WIDTH);
+        self.block(CALL, timeout, || Ok(cmp.holds(T::from_bits(word.load()?), value)), || format!("ivar at {addr:#x} {cmp:?} {value:?}"))
     }
 
     /// Whether `ivar[index] <cmp> value` holds now.
@@ -86,8 +86,8 @@ impl Ctx {
 
     /// Address form of [`Ctx::test`].
     pub fn test_addr<T: SyncWord>(&self, addr: usize, cmp: Cmp, value: T) -> Result<bool> {
-        let w = self.sync_words::<T>("test", addr, 1)?;
-        Ok(cmp.holds(self.load_local::<T>(w.offsets[0])?, value))
+        let off = self.remote_word("test", "ivars", addr, T::WIDTH, T::NAME, self.my_pe())?;
+        Ok(cmp.holds(T::from_bits(self.local_word(off, T::WIDTH).load()?), value))
     }
 
     // ----- arrays: all / any / some, with one value or a vector of values -----
@@ -131,7 +131,8 @@ impl Ctx {
             return Ok(Vec::new());
         }
         let value = |i: usize| if values.len() == 1 { values[0] } else { values[i] };
-        let satisfied = |i: usize| Ok(cmp.holds(self.load_local::<T>(w.offsets[i])?, value(i)));
+        let words: Vec<PolledWord<'_>> = w.offsets.iter().map(|&off| self.local_word(off, T::WIDTH)).collect();
+        let satisfied = |i: usize| Ok(cmp.holds(T::from_bits(words[i].load()?), value(i)));
         let mut done: Vec<usize> = Vec::new();
         let mut check = || {
             done.clear();

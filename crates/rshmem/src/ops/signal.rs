@@ -191,13 +191,13 @@ impl Ctx {
         const CALL: &str = "signal_wait_until";
         let me = self.my_pe();
         let off = self.remote_word(CALL, "sig_addr", sig_addr, SIG, "uint64 signal", me)?;
-        let local = self.rt.to(me);
+        let word = self.local_word(off, SIG);
         let mut seen = 0;
         self.block(
             CALL,
             timeout,
             || {
-                seen = local.load_word(me, off, SIG)?;
+                seen = word.load()?;
                 Ok(cmp.holds(seen, value))
             },
             || format!("signal at {sig_addr:#x} {cmp:?} {value}"),

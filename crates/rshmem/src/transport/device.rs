@@ -7,6 +7,7 @@ use super::{notify, AmoOp, Caps, Transport};
 use crate::error::Result;
 use crate::gpu::cuda::DevPtr;
 use crate::gpu::Gpu;
+use crate::heap::words::WatchedWord;
 use std::sync::Arc;
 
 /// Transport for mapped peers whose user heap is device memory.
@@ -119,6 +120,14 @@ impl Transport for DeviceTransport {
 
     fn device_address(&self, pe: usize, offset: usize) -> Option<u64> {
         self.dev(pe, offset)
+    }
+
+    fn watched_word(&self, pe: usize, offset: usize, width: usize) -> Option<WatchedWord> {
+        // Host-memory parts only: a GPU word is read with a copy (`load_word`).
+        match self.dev(pe, offset) {
+            None => self.host.watched_word(pe, offset, width),
+            Some(_) => None,
+        }
     }
 
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize> {

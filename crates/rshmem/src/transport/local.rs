@@ -9,7 +9,7 @@
 use super::notify;
 use super::{AmoOp, Caps, Transport};
 use crate::error::{Error, Result};
-use crate::heap::words::shared;
+use crate::heap::words::{shared, WatchedWord};
 use std::sync::atomic::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// Transport over mapped shared memory.
@@ -148,6 +148,13 @@ impl Transport for LocalTransport {
         Ok(())
     }
 
+    fn watched_word(&self, pe: usize, offset: usize, width: usize) -> Option<WatchedWord> {
+        let a = self.addr(pe, offset, width);
+        // SAFETY: as for `load_word`: the word lies in a live allocation of a heap that
+        // stays mapped while we run, and the ops layer checked its alignment.
+        unsafe { WatchedWord::at(a, width) }
+    }
+
     #[inline]
     #[allow(clippy::unnecessary_cast)]
     fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64> {
@@ -196,7 +203,28 @@ impl Transport for LocalTransport {
 
 #[cfg(test)]
 mod tests {
-    use super::copy_bytes;
+    use super::{copy_bytes, LocalTransport};
+    use crate::transport::{PolledWord, Transport};
+
+    #[test]
+    fn a_polled_word_reads_what_the_transport_stores_at_every_width() {
+        // Two "heaps" of 8 KiB in one 8-aligned buffer; the words lie past the header
+        // (whose wake words a store's wake reads and clears).
+        const HEAP: usize = 8192;
+        let mut buf = vec![0u64; 2 * HEAP / 8];
+        let base = buf.as_mut_ptr() as usize;
+        let t = LocalTransport::new(0, vec![base, base + HEAP], HEAP);
+        for (width, off) in [(1usize, 4099usize), (2, 4102), (4, 4108), (8, 4112)] {
+            let value = 0xa5a5_5a5a_1234_5678u64 & (u64::MAX >> (64 - 8 * width));
+            t.store_word(1, off, width, value).unwrap();
+            let w = PolledWord::new(&t, 1, off, width);
+            assert!(t.watched_word(1, off, width).is_some(), "width {width}: the mapped heap gives a direct view");
+            assert_eq!(w.load().unwrap(), value, "width {width} at {off}");
+            assert_eq!(w.load().unwrap(), t.load_word(1, off, width).unwrap());
+        }
+        assert!(t.watched_word(0, 0, 3).is_none(), "no view of a 3-byte word");
+        drop(buf);
+    }
 
     #[test]
     fn copy_bytes_is_memmove_for_every_short_length_and_overlap() {

@@ -25,6 +25,7 @@ pub mod proxy;
 pub mod ucx;
 
 use crate::error::Result;
+use crate::heap::words::WatchedWord;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -76,6 +77,34 @@ pub struct Caps {
     /// Peers' heaps are mapped here: [`Transport::direct_address`] answers, and a load or
     /// store by pointer reaches them (the collectives read peers in place).
     pub mapped: bool,
+}
+
+/// A word of a PE's heap that a wait polls: a plain atomic view where the heap is mapped
+/// here ([`Transport::watched_word`]: one load per poll, no call through the transport;
+/// a ping-pong's legs are a few dozen nanoseconds each), else a load through the
+/// transport (a GPU heap's word, a peer behind the network).
+pub(crate) struct PolledWord<'a> {
+    watched: Option<WatchedWord>,
+    t: &'a dyn Transport,
+    pe: usize,
+    off: usize,
+    width: usize,
+}
+
+impl<'a> PolledWord<'a> {
+    /// The `width`-byte word at `off` in `pe`'s heap, read through `t` (`pe`'s transport).
+    pub(crate) fn new(t: &'a dyn Transport, pe: usize, off: usize, width: usize) -> PolledWord<'a> {
+        PolledWord { watched: t.watched_word(pe, off, width), t, pe, off, width }
+    }
+
+    /// The word's value, zero-extended.
+    #[inline]
+    pub(crate) fn load(&self) -> Result<u64> {
+        match self.watched {
+            Some(w) => Ok(w.load()),
+            None => self.t.load_word(self.pe, self.off, self.width),
+        }
+    }
 }
 
 /// The operations every transport provides. Values of atomics travel as the low
@@ -156,6 +185,13 @@ pub trait Transport: Send + Sync + Debug {
     fn quiet(&self, pe: Option<usize>) -> Result<()>;
     /// A directly usable address of `pe`'s heap byte at `offset`, when it is mapped.
     fn direct_address(&self, pe: usize, offset: usize) -> Option<usize>;
+    /// The `width`-byte word of `pe`'s heap at `offset` as a plain atomic view, where the
+    /// heap is mapped here and a load needs nothing of the transport (None by default):
+    /// waits poll it directly.
+    fn watched_word(&self, pe: usize, offset: usize, width: usize) -> Option<WatchedWord> {
+        let _ = (pe, offset, width);
+        None
+    }
     /// What this PE's polling waits drive so that peers' operations on this PE are
     /// carried out at once (see [`notify::Drive`]); None (the default) where the
     /// transport needs no thread of this PE for that.
