@@ -258,7 +258,7 @@ const YIELD_EVERY_OVERSUBSCRIBED: u32 = 4;
 /// without the spin-loop hint between them; later polls take the hint. The hint
 /// (`pause`) lasts about 23 ns on the 2-core AMD EPYC VM, and a store that lands during
 /// it is seen only after it. Measured there, 2 bound PEs, ping-pong 8 B half round trip
-/// (alternating runs; the VM's cross-core latency has two modes): 0.059-0.062 -> 0.055-0.056
+/// (alternating runs; the VM's cross-core latency has two modes): 0.059-0.062 -> 0.054-0.057
 /// us in the fast mode, 0.237-0.248 -> 0.192-0.208 in the slow one. (Without the direct
 /// word view of `ops::p2p::LocalWord`, whose poll is one load, dropping the hint made the
 /// slow mode worse: 0.24 -> 0.275.)
