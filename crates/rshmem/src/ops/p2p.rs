@@ -15,25 +15,21 @@ use crate::transport::PolledWord;
 use crate::types::{Cmp, SyncWord};
 use std::time::Duration;
 
-/// The words a wait or test looks at: element addresses in this PE's heap.
-struct Words<T> {
-    offsets: Vec<usize>,
-    _t: std::marker::PhantomData<T>,
-}
-
 impl Ctx {
-    fn sync_words<T: SyncWord>(&self, call: &'static str, addr: usize, n: usize) -> Result<Words<T>> {
+    /// The `n` words at `addr` in this PE's heap that a wait or test of `call` reads,
+    /// checked to lie in one allocation.
+    fn sync_words<T: SyncWord>(&self, call: &'static str, addr: usize, n: usize) -> Result<Vec<PolledWord<'_>>> {
         let me = self.my_pe();
         if n == 0 {
             // An empty set (nelems 0) is satisfied at once; the address must still be symmetric.
             self.remote(call, "ivars", addr, 0, me)?;
-            return Ok(Words { offsets: Vec::new(), _t: std::marker::PhantomData });
+            return Ok(Vec::new());
         }
         let off = self.remote_word(call, "ivars", addr, T::WIDTH, T::NAME, me)?;
         if n > 1 {
             self.rt.heap.check_range(call, "ivars", addr, n * T::WIDTH, me)?;
         }
-        Ok(Words { offsets: (0..n).map(|i| off + i * T::WIDTH).collect(), _t: std::marker::PhantomData })
+        Ok((0..n).map(|i| self.local_word(off + i * T::WIDTH, T::WIDTH)).collect())
     }
 
     /// The `width`-byte word at `off` in this PE's heap, for a wait or test to read.
@@ -107,7 +103,7 @@ impl Ctx {
         timeout: Option<Duration>,
         block: bool,
     ) -> Result<Vec<usize>> {
-        let w = self.sync_words::<T>(call, addr, n)?;
+        let words = self.sync_words::<T>(call, addr, n)?;
         if let Some(s) = status {
             if s.len() < n {
                 return Err(Error::InvalidArgument {
@@ -131,7 +127,6 @@ impl Ctx {
             return Ok(Vec::new());
         }
         let value = |i: usize| if values.len() == 1 { values[0] } else { values[i] };
-        let words: Vec<PolledWord<'_>> = w.offsets.iter().map(|&off| self.local_word(off, T::WIDTH)).collect();
         let satisfied = |i: usize| Ok(cmp.holds(T::from_bits(words[i].load()?), value(i)));
         let mut done: Vec<usize> = Vec::new();
         let mut check = || {

@@ -156,10 +156,12 @@ impl Transport for LocalTransport {
     }
 
     #[inline]
-    #[allow(clippy::unnecessary_cast)]
     fn load_word(&self, pe: usize, offset: usize, width: usize) -> Result<u64> {
-        let a = self.addr(pe, offset, width);
-        Ok(with_atomic!(self, width, a, |w, T| w.load(Ordering::Acquire) as u64))
+        self.watched_word(pe, offset, width).map(WatchedWord::load).ok_or_else(|| Error::Transport {
+            call: "atomic",
+            detail: format!("word width {width} is not 1, 2, 4 or 8"),
+            pe: self.my_pe,
+        })
     }
 
     #[allow(clippy::unnecessary_cast)]

@@ -260,7 +260,7 @@ const YIELD_EVERY_OVERSUBSCRIBED: u32 = 4;
 /// it is seen only after it. Measured there, 2 bound PEs, ping-pong 8 B half round trip
 /// (alternating runs; the VM's cross-core latency has two modes): 0.059-0.062 -> 0.054-0.057
 /// us in the fast mode, 0.237-0.248 -> 0.192-0.208 in the slow one. (Without the direct
-/// word view of `ops::p2p::LocalWord`, whose poll is one load, dropping the hint made the
+/// word view of [`super::PolledWord`], whose poll is one load, dropping the hint made the
 /// slow mode worse: 0.24 -> 0.275.)
 const TIGHT_POLLS: u32 = 256;
 
@@ -315,13 +315,9 @@ fn poll(polls: u32, policy: &WaitPolicy<'_>, ready: &mut impl FnMut() -> Result<
         if ready()? {
             return Ok(true);
         }
-        if oversubscribed {
-            if i % YIELD_EVERY_OVERSUBSCRIBED == YIELD_EVERY_OVERSUBSCRIBED - 1 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        } else if i >= TIGHT_POLLS {
+        if oversubscribed && i % YIELD_EVERY_OVERSUBSCRIBED == YIELD_EVERY_OVERSUBSCRIBED - 1 {
+            std::thread::yield_now();
+        } else if oversubscribed || i >= TIGHT_POLLS {
             std::hint::spin_loop();
         }
     }
