@@ -2,7 +2,8 @@
 // device-to-device copy rate, in the launch shape of rshmem-perf's put_bw (one 1024-thread
 // block per SM, each copying its contiguous part). Variants: 16-byte loads in flight per
 // thread before their stores (1, 2, 4, 8), load and store cache hints (plain; .cs
-// streaming; ld.global.nc.L1::no_allocate), and two blocks per SM. The destination is a
+// streaming; ld.global.nc.L1::no_allocate), two blocks per SM, each block starting at a
+// different chunk of its part, and (for reference) the chunks dealt round-robin to blocks. The destination is a
 // second virtual mapping of VMM memory (as a peer's heap is on one GPU); the source is VMM
 // memory too. The reference is cuMemcpyAsync of the same bytes. Printed: GB/s of payload,
 // best of 5 after a warm-up, at 16 MiB, 64 MiB, 256 MiB and 1 GiB.
@@ -46,6 +47,46 @@ template <int U, int L, int S> __global__ void copy_k(int4* dst, const int4* src
     for (; i < part_vec; i += lanes) st<S>(d + i, ld<L>(s + i));
 }
 
+// copy_k<4, plain> with each block starting its walk at a different 64 KiB chunk of its part
+// (block b at chunk 37 b mod the chunk count) and wrapping around: blocks in lockstep then
+// touch addresses that differ in their low bits (the DRAM channel a line maps to).
+__global__ void copy_rotated(int4* dst, const int4* src, size_t part_vec) {
+    const int U = 4;
+    size_t base = (size_t)blockIdx.x * part_vec;
+    int4* d = dst + base;
+    const int4* s = src + base;
+    size_t lanes = blockDim.x, chunk = U * lanes, nchunks = part_vec / chunk;
+    size_t c0 = nchunks ? ((size_t)blockIdx.x * 37) % nchunks : 0;
+    for (size_t k = 0; k < nchunks; k++) {
+        size_t c = c0 + k;
+        if (c >= nchunks) c -= nchunks;
+        size_t i = c * chunk + threadIdx.x;
+        int4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = s[i + u * lanes];
+#pragma unroll
+        for (int u = 0; u < U; u++) d[i + u * lanes] = v[u];
+    }
+    for (size_t i = nchunks * chunk + threadIdx.x; i < part_vec; i += lanes) d[i] = s[i];
+}
+
+// Not a shape rshmem's block-scope call can take (a block copies its own contiguous part),
+// the reference for whether the placement of the blocks' parts matters: the whole copy in
+// 64 KiB chunks dealt round-robin to the blocks (block b takes chunks b, b + grid, ...).
+__global__ void copy_interleaved(int4* dst, const int4* src, size_t part_vec) {
+    const int U = 4;
+    size_t lanes = blockDim.x, chunk = U * lanes, total = part_vec * gridDim.x, nchunks = total / chunk;
+    for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        size_t i = c * chunk + threadIdx.x;
+        int4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = src[i + u * lanes];
+#pragma unroll
+        for (int u = 0; u < U; u++) dst[i + u * lanes] = v[u];
+    }
+    for (size_t i = nchunks * chunk + blockIdx.x * lanes + threadIdx.x; i < total; i += gridDim.x * lanes) dst[i] = src[i];
+}
+
 static CUmemGenericAllocationHandle create(size_t n, size_t* rounded) {
     CUmemAllocationProp p = {};
     p.type = CU_MEM_ALLOCATION_TYPE_PINNED; p.location.type = CU_MEM_LOCATION_TYPE_DEVICE; p.location.id = 0;
@@ -87,6 +128,9 @@ int main() {
         {"U8 plain st.cs", copy_k<8, LD_PLAIN, ST_CS>, 1, 1024},
         {"U4 plain, 2 blocks/SM", copy_k<4, LD_PLAIN, ST_PLAIN>, 2, 1024},
         {"U8 plain, 2 blocks/SM", copy_k<8, LD_PLAIN, ST_PLAIN>, 2, 1024},
+        {"U4 rotated start", copy_rotated, 1, 1024},
+        {"U4 interleaved 64 KiB", copy_interleaved, 1, 1024},
+        {"U4 interleaved, 4 blk/SM", copy_interleaved, 4, 512},
     };
     size_t sizes[] = {16ull << 20, 64ull << 20, 256ull << 20, 1ull << 30};
     CUstream s; CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
