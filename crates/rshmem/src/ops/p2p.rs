@@ -33,6 +33,7 @@ impl Ctx {
     }
 
     /// The `width`-byte word at `off` in this PE's heap, for a wait or test to read.
+    #[inline]
     pub(crate) fn local_word(&self, off: usize, width: usize) -> PolledWord<'_> {
         let me = self.my_pe();
         PolledWord::new(self.rt.to(me), me, off, width)

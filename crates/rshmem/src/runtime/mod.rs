@@ -149,6 +149,7 @@ impl Runtime {
     }
 
     /// How waits behave: spin count, hang warning, optional deadline.
+    #[inline]
     pub(crate) fn wait_policy(&self, timeout: Option<Duration>) -> WaitPolicy<'_> {
         WaitPolicy {
             spin: self.config.spin,

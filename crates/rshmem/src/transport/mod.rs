@@ -93,6 +93,7 @@ pub(crate) struct PolledWord<'a> {
 
 impl<'a> PolledWord<'a> {
     /// The `width`-byte word at `off` in `pe`'s heap, read through `t` (`pe`'s transport).
+    #[inline]
     pub(crate) fn new(t: &'a dyn Transport, pe: usize, off: usize, width: usize) -> PolledWord<'a> {
         PolledWord { watched: t.watched_word(pe, off, width), t, pe, off, width }
     }

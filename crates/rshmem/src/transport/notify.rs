@@ -143,6 +143,7 @@ struct Driving<'a> {
 }
 
 impl<'a> Driving<'a> {
+    #[inline]
     fn new(drivers: &'a [std::sync::Arc<dyn Drive>]) -> Driving<'a> {
         drivers.iter().for_each(|d| d.enter());
         Driving { drivers, to_sleep: false }
@@ -155,6 +156,7 @@ impl<'a> Driving<'a> {
 }
 
 impl Drop for Driving<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.drivers.iter().for_each(|d| d.leave(self.to_sleep));
     }
@@ -222,6 +224,7 @@ pub struct SpinLearner {
 
 impl SpinLearner {
     /// Polls of a wait's first spin under `policy`.
+    #[inline]
     fn first_spin(&self, policy: &WaitPolicy<'_>) -> u32 {
         if policy.oversubscribed {
             policy.spin
