@@ -47,6 +47,15 @@ template <int U, int L, int S> __global__ void copy_k(int4* dst, const int4* src
     for (; i < part_vec; i += lanes) st<S>(d + i, ld<L>(s + i));
 }
 
+// Vectors i, i + lanes, i + 2 lanes and i + 3 lanes: four loads, then their stores.
+__device__ __forceinline__ void copy_chunk4(int4* d, const int4* s, size_t i, size_t lanes) {
+    int4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) v[u] = s[i + u * lanes];
+#pragma unroll
+    for (int u = 0; u < 4; u++) d[i + u * lanes] = v[u];
+}
+
 // copy_k<4, plain> with each block starting its walk at a different 64 KiB chunk of its part
 // (block b at chunk 37 b mod the chunk count) and wrapping around: blocks in lockstep then
 // touch addresses that differ in their low bits (the DRAM channel a line maps to).
@@ -61,11 +70,7 @@ __global__ void copy_rotated(int4* dst, const int4* src, size_t part_vec) {
         size_t c = c0 + k;
         if (c >= nchunks) c -= nchunks;
         size_t i = c * chunk + threadIdx.x;
-        int4 v[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) v[u] = s[i + u * lanes];
-#pragma unroll
-        for (int u = 0; u < U; u++) d[i + u * lanes] = v[u];
+        copy_chunk4(d, s, i, lanes);
     }
     for (size_t i = nchunks * chunk + threadIdx.x; i < part_vec; i += lanes) d[i] = s[i];
 }
@@ -78,11 +83,7 @@ __global__ void copy_interleaved(int4* dst, const int4* src, size_t part_vec) {
     size_t lanes = blockDim.x, chunk = U * lanes, total = part_vec * gridDim.x, nchunks = total / chunk;
     for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
         size_t i = c * chunk + threadIdx.x;
-        int4 v[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) v[u] = src[i + u * lanes];
-#pragma unroll
-        for (int u = 0; u < U; u++) dst[i + u * lanes] = v[u];
+        copy_chunk4(dst, src, i, lanes);
     }
     for (size_t i = nchunks * chunk + blockIdx.x * lanes + threadIdx.x; i < total; i += gridDim.x * lanes) dst[i] = src[i];
 }
