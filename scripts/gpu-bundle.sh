@@ -8,11 +8,8 @@ out=${1:-gpu-bundle}
 cargo build --release -p rshmem --bins --examples
 cargo build --release -p rshmem-perf
 cargo build --release -p rshmem-c --lib --bins
-# Call scripts written beside the bundle (gpu-bundle/*.sh) survive the rebuild.
-keep=$(mktemp -d) && cp "$out"/*.sh "$keep"/ 2>/dev/null || true
-rm -rf "$out" && mkdir -p "$out"
-cp "$keep"/*.sh "$out"/ 2>/dev/null || true
-rm -rf "$keep"
+# Everything but the call scripts written beside the bundle (gpu-bundle/*.sh) goes.
+mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 ! -name '*.sh' -exec rm -rf {} +
 for b in rshmemrun examples/gpu_suite examples/gpu_coll examples/moe examples/gpu_compile_check examples/ring examples/gpu_proxy examples/gpu_engines rshmem-perf; do
   cp "target/release/$b" "$out/"
 done

@@ -60,11 +60,10 @@ __device__ __forceinline__ void copy_chunk4(int4* d, const int4* s, size_t i, si
 // (block b at chunk 37 b mod the chunk count) and wrapping around: blocks in lockstep then
 // touch addresses that differ in their low bits (the DRAM channel a line maps to).
 __global__ void copy_rotated(int4* dst, const int4* src, size_t part_vec) {
-    const int U = 4;
     size_t base = (size_t)blockIdx.x * part_vec;
     int4* d = dst + base;
     const int4* s = src + base;
-    size_t lanes = blockDim.x, chunk = U * lanes, nchunks = part_vec / chunk;
+    size_t lanes = blockDim.x, chunk = 4 * lanes, nchunks = part_vec / chunk;
     size_t c0 = nchunks ? ((size_t)blockIdx.x * 37) % nchunks : 0;
     for (size_t k = 0; k < nchunks; k++) {
         size_t c = c0 + k;
@@ -79,8 +78,7 @@ __global__ void copy_rotated(int4* dst, const int4* src, size_t part_vec) {
 // the reference for whether the placement of the blocks' parts matters: the whole copy in
 // 64 KiB chunks dealt round-robin to the blocks (block b takes chunks b, b + grid, ...).
 __global__ void copy_interleaved(int4* dst, const int4* src, size_t part_vec) {
-    const int U = 4;
-    size_t lanes = blockDim.x, chunk = U * lanes, total = part_vec * gridDim.x, nchunks = total / chunk;
+    size_t lanes = blockDim.x, chunk = 4 * lanes, total = part_vec * gridDim.x, nchunks = total / chunk;
     for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
         size_t i = c * chunk + threadIdx.x;
         copy_chunk4(dst, src, i, lanes);
